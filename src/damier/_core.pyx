@@ -1,0 +1,957 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The compiled core of damier: bitboards, move generation, make/unmake and perft.
+
+Nothing in this module's hot paths touches a Python object: positions are
+structs of 64-bit bitboards and moves are structs written into caller-owned
+buffers. The Python-facing pieces are :class:`Move` and :class:`CoreBoard`
+(the base class of :class:`damier.Board`).
+
+Bit layout (see docs/ARCHITECTURE.md): square ``s`` (1-based) is bit
+``(s-1) + (s-1) // (2*R)`` where ``R`` is the number of squares on a row, so
+that the diagonal neighbours are the shifts ``-(R+1)``, ``-R``, ``+R`` and
+``+(R+1)``; a shift that leaves the board lands on a ghost bit, which the board
+mask removes.
+"""
+
+cimport cython
+from cpython.exc cimport PyErr_CheckSignals
+from libc.stdint cimport uint8_t, uint64_t, int64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+cdef extern from *:
+    """
+    static inline int dm_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int dm_ctz(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int popcount "dm_popcount"(uint64_t x) nogil
+    int ctz "dm_ctz"(uint64_t x) nogil
+
+# ---------------------------------------------------------------------------
+# Variants and geometry
+# ---------------------------------------------------------------------------
+
+DEF MAXPATH = 24          # longest capture: 20 pieces in International, with room to spare
+DEF MAXMOVES = 2048       # move buffer size of one ply
+DEF MAXDEPTH = 64
+
+cdef enum:
+    V_INTERNATIONAL = 0
+    V_ENGLISH = 1
+    V_RUSSIAN = 2
+    V_BRAZILIAN = 3
+    NVARIANTS = 4
+
+# Directions: 0 up-left, 1 up-right (towards lower square numbers), 2 down-left, 3 down-right.
+# White men move up (0, 1), Black men move down (2, 3). The opposite of d is 3 - d.
+
+ctypedef struct Geo:
+    int variant
+    int size
+    int per_row
+    int nsq
+    int shift[4]
+    uint64_t mask
+    uint64_t promo[2]        # promotion row of [black, white]
+    int flying               # flying kings
+    int men_back             # men capture backwards
+    int majority             # majority capture
+    int promote_mid          # crowned during a capture and continues as king (Russian)
+    int crown_ends           # crowned during a capture and the move ends (English)
+    int sq_of_bit[64]        # 1-based square number of a bit, 0 for ghosts
+    int bit_of_sq[64]        # bit of a 1-based square
+
+ctypedef struct Pos:
+    uint64_t pieces[2]       # [black, white]
+    uint64_t kings
+    int turn                 # 1: White to move, 0: Black to move
+
+ctypedef struct CMove:
+    uint64_t frm
+    uint64_t to
+    uint64_t cap
+    uint8_t ncap
+    uint8_t promote
+    uint8_t king             # the moving piece is a king
+    uint8_t pad
+    uint8_t path[MAXPATH]    # landing squares (bits) in order; path[ncap-1] is `to`
+    uint8_t caps[MAXPATH]    # captured pieces (bits) in jump order
+
+cdef Geo GEOS[NVARIANTS]
+cdef uint64_t ZOBRIST[4][64]     # [black man, white man, black king, white king][bit]
+cdef uint64_t ZOBRIST_WHITE_TO_MOVE
+
+
+cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
+                    int promote_mid, int crown_ends):
+    cdef int r = size // 2
+    cdef int s, b
+    g.variant = variant
+    g.size = size
+    g.per_row = r
+    g.nsq = size * size // 2
+    g.shift[0] = r + 1
+    g.shift[1] = r
+    g.shift[2] = r
+    g.shift[3] = r + 1
+    g.flying = flying
+    g.men_back = men_back
+    g.majority = majority
+    g.promote_mid = promote_mid
+    g.crown_ends = crown_ends
+    g.mask = 0
+    g.promo[0] = 0
+    g.promo[1] = 0
+    for b in range(64):
+        g.sq_of_bit[b] = 0
+        g.bit_of_sq[b] = -1
+    for s in range(1, g.nsq + 1):
+        b = (s - 1) + (s - 1) // (2 * r)
+        g.sq_of_bit[b] = s
+        g.bit_of_sq[s] = b
+        g.mask |= (<uint64_t>1) << b
+        if s <= r:
+            g.promo[1] |= (<uint64_t>1) << b
+        if s > g.nsq - r:
+            g.promo[0] |= (<uint64_t>1) << b
+
+
+cdef uint64_t _splitmix(uint64_t* state):
+    state[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef void _init_tables():
+    cdef uint64_t seed = 20261121
+    cdef int i, b
+    _init_geo(&GEOS[V_INTERNATIONAL], V_INTERNATIONAL, 10, 1, 1, 1, 0, 0)
+    _init_geo(&GEOS[V_ENGLISH], V_ENGLISH, 8, 0, 0, 0, 0, 1)
+    _init_geo(&GEOS[V_RUSSIAN], V_RUSSIAN, 8, 1, 1, 0, 1, 0)
+    _init_geo(&GEOS[V_BRAZILIAN], V_BRAZILIAN, 8, 1, 1, 1, 0, 0)
+    global ZOBRIST_WHITE_TO_MOVE
+    for i in range(4):
+        for b in range(64):
+            ZOBRIST[i][b] = _splitmix(&seed)
+    ZOBRIST_WHITE_TO_MOVE = _splitmix(&seed)
+
+
+_init_tables()
+
+# ---------------------------------------------------------------------------
+# Bit helpers
+# ---------------------------------------------------------------------------
+
+cdef inline uint64_t sh(const Geo* g, uint64_t x, int d) noexcept nogil:
+    if d < 2:
+        return (x >> g.shift[d]) & g.mask
+    return (x << g.shift[d]) & g.mask
+
+
+cdef inline uint64_t sh_back(const Geo* g, uint64_t x, int d) noexcept nogil:
+    """The shift opposite to ``d`` (without masking: x is on the board)."""
+    if d < 2:
+        return x << g.shift[d]
+    return x >> g.shift[d]
+
+
+# ---------------------------------------------------------------------------
+# Capture generation
+# ---------------------------------------------------------------------------
+
+ctypedef struct CapCtx:
+    const Geo* g
+    uint64_t opp             # opponent pieces (captured ones included: they stay until the end)
+    uint64_t empty           # empty squares, the moving piece's start square included
+    uint64_t frm
+    uint64_t promo           # the mover's promotion row
+    int white
+    int best                 # most pieces captured so far (majority rule)
+    int n                    # moves written
+    int overflow
+    uint8_t start_king
+    uint8_t promoted         # crowned during this capture (Russian)
+    CMove* out
+    uint8_t path[MAXPATH]
+    uint8_t caps[MAXPATH]
+
+
+cdef void emit(CapCtx* c, uint64_t to, uint64_t captured, int ncap, int promote) noexcept nogil:
+    cdef int i
+    cdef CMove* m
+    if c.g.majority:
+        if ncap < c.best:
+            return
+        if ncap > c.best:
+            c.best = ncap
+            c.n = 0
+    # The same start, end and set of captured pieces by another path is the same move.
+    for i in range(c.n):
+        m = &c.out[i]
+        if m.cap == captured and m.to == to and m.frm == c.frm:
+            return
+    if c.n >= MAXMOVES:
+        c.overflow = 1
+        return
+    m = &c.out[c.n]
+    c.n += 1
+    m.frm = c.frm
+    m.to = to
+    m.cap = captured
+    m.ncap = <uint8_t>ncap
+    m.promote = <uint8_t>promote
+    m.king = c.start_king
+    m.pad = 0
+    memcpy(m.path, c.path, ncap)
+    memcpy(m.caps, c.caps, ncap)
+
+
+cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int lastdir) noexcept nogil:
+    """Flying king: captures at a distance, lands on any free square beyond."""
+    cdef const Geo* g = c.g
+    cdef int d, found = 0
+    cdef uint64_t x, land
+    for d in range(4):
+        if d == 3 - lastdir:
+            continue
+        x = sh(g, sq, d)
+        while x & c.empty:
+            x = sh(g, x, d)
+        if x & c.opp & ~captured:
+            land = sh(g, x, d)
+            while land & c.empty:
+                found = 1
+                c.caps[depth] = <uint8_t>ctz(x)
+                c.path[depth] = <uint8_t>ctz(land)
+                king_capture(c, land, captured | x, depth + 1, d)
+                land = sh(g, land, d)
+    if not found and depth > 0:
+        emit(c, sq, captured, depth, c.promoted)
+
+
+cdef void short_king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noexcept nogil:
+    """Short king (English): jumps an adjacent piece to the square just beyond."""
+    cdef const Geo* g = c.g
+    cdef int d, found = 0
+    cdef uint64_t x, land
+    for d in range(4):
+        x = sh(g, sq, d)
+        if x & c.opp & ~captured:
+            land = sh(g, x, d)
+            if land & c.empty:
+                found = 1
+                c.caps[depth] = <uint8_t>ctz(x)
+                c.path[depth] = <uint8_t>ctz(land)
+                short_king_capture(c, land, captured | x, depth + 1)
+    if not found and depth > 0:
+        emit(c, sq, captured, depth, 0)
+
+
+cdef void man_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noexcept nogil:
+    cdef const Geo* g = c.g
+    cdef int d, d0, d1, found = 0
+    cdef uint64_t x, land
+    if g.men_back:
+        d0 = 0
+        d1 = 4
+    elif c.white:
+        d0 = 0
+        d1 = 2
+    else:
+        d0 = 2
+        d1 = 4
+    for d in range(d0, d1):
+        x = sh(g, sq, d)
+        if x & c.opp & ~captured:
+            land = sh(g, x, d)
+            if land & c.empty:
+                found = 1
+                c.caps[depth] = <uint8_t>ctz(x)
+                c.path[depth] = <uint8_t>ctz(land)
+                if land & c.promo:
+                    if g.promote_mid:
+                        c.promoted = 1
+                        king_capture(c, land, captured | x, depth + 1, d)
+                        c.promoted = 0
+                        continue
+                    if g.crown_ends:
+                        emit(c, land, captured | x, depth + 1, 1)
+                        continue
+                man_capture(c, land, captured | x, depth + 1)
+    if not found and depth > 0:
+        emit(c, sq, captured, depth, (sq & c.promo) != 0)
+
+
+cdef inline uint64_t men_that_capture(const Geo* g, uint64_t men, uint64_t opp, uint64_t empty,
+                                      int white) noexcept nogil:
+    """The men that can make a first jump (a superset filter for the capture search)."""
+    cdef uint64_t r = 0
+    cdef int d, d0 = 0, d1 = 4
+    if not g.men_back:
+        if white:
+            d1 = 2
+        else:
+            d0 = 2
+    for d in range(d0, d1):
+        r |= sh_back(g, sh_back(g, empty, d) & opp, d)
+    return r & men
+
+
+cdef int gen_captures(const Geo* g, const Pos* p, CMove* out, int* overflow) noexcept nogil:
+    """All legal captures of the side to move, written to ``out``; returns how many."""
+    cdef CapCtx c
+    cdef int t = p.turn
+    cdef uint64_t me = p.pieces[t]
+    cdef uint64_t occ = p.pieces[0] | p.pieces[1]
+    cdef uint64_t men = me & ~p.kings
+    cdef uint64_t kings = me & p.kings
+    cdef uint64_t b
+    c.g = g
+    c.opp = p.pieces[1 - t]
+    c.white = t
+    c.best = 1
+    c.n = 0
+    c.overflow = 0
+    c.out = out
+    c.promo = g.promo[t]
+    c.promoted = 0
+    c.start_king = 0
+    men = men_that_capture(g, men, c.opp, (g.mask & ~occ), t)
+    while men:
+        b = men & (~men + 1)
+        men ^= b
+        c.frm = b
+        c.empty = (g.mask & ~occ) | b
+        man_capture(&c, b, 0, 0)
+    c.start_king = 1
+    while kings:
+        b = kings & (~kings + 1)
+        kings ^= b
+        c.frm = b
+        c.empty = (g.mask & ~occ) | b
+        if g.flying:
+            king_capture(&c, b, 0, 0, -1)
+        else:
+            short_king_capture(&c, b, 0, 0)
+    if c.overflow:
+        overflow[0] = 1
+    return c.n
+
+
+cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
+    """Whether the side to move has a capture (a quick bitboard test)."""
+    cdef int t = p.turn
+    cdef uint64_t me = p.pieces[t]
+    cdef uint64_t opp = p.pieces[1 - t]
+    cdef uint64_t empty = g.mask & ~(me | opp)
+    cdef uint64_t men = me & ~p.kings
+    cdef uint64_t kings = me & p.kings
+    cdef uint64_t f, x
+    cdef int d, d0 = 0, d1 = 4
+    if not g.men_back:
+        if t:
+            d1 = 2
+        else:
+            d0 = 2
+    for d in range(d0, d1):
+        if sh(g, sh(g, men, d) & opp, d) & empty:
+            return True
+    if kings:
+        for d in range(4):
+            f = kings
+            if g.flying:
+                x = sh(g, f, d) & empty
+                while x:
+                    f |= x
+                    x = sh(g, x, d) & empty
+            if sh(g, sh(g, f, d) & opp, d) & empty:
+                return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Quiet moves
+# ---------------------------------------------------------------------------
+
+cdef int gen_quiet(const Geo* g, const Pos* p, CMove* out, int n) noexcept nogil:
+    cdef int t = p.turn
+    cdef uint64_t me = p.pieces[t]
+    cdef uint64_t empty = g.mask & ~(p.pieces[0] | p.pieces[1])
+    cdef uint64_t men = me & ~p.kings
+    cdef uint64_t kings = me & p.kings
+    cdef uint64_t promo = g.promo[t]
+    cdef uint64_t tgt, b, k, x
+    cdef int d, d0, d1
+    cdef CMove* m
+    if t:
+        d0 = 0
+        d1 = 2
+    else:
+        d0 = 2
+        d1 = 4
+    for d in range(d0, d1):
+        tgt = sh(g, men, d) & empty
+        while tgt:
+            b = tgt & (~tgt + 1)
+            tgt ^= b
+            m = &out[n]
+            n += 1
+            m.frm = sh_back(g, b, d)
+            m.to = b
+            m.cap = 0
+            m.ncap = 0
+            m.promote = (b & promo) != 0
+            m.king = 0
+    while kings:
+        k = kings & (~kings + 1)
+        kings ^= k
+        for d in range(4):
+            x = sh(g, k, d) & empty
+            while x:
+                m = &out[n]
+                n += 1
+                m.frm = k
+                m.to = x
+                m.cap = 0
+                m.ncap = 0
+                m.promote = 0
+                m.king = 1
+                if not g.flying:
+                    break
+                x = sh(g, x, d) & empty
+    return n
+
+
+cdef int count_quiet(const Geo* g, const Pos* p) noexcept nogil:
+    cdef int t = p.turn
+    cdef uint64_t me = p.pieces[t]
+    cdef uint64_t empty = g.mask & ~(p.pieces[0] | p.pieces[1])
+    cdef uint64_t men = me & ~p.kings
+    cdef uint64_t kings = me & p.kings
+    cdef uint64_t x
+    cdef int d, n
+    if t:
+        n = popcount((men >> g.shift[0]) & empty) + popcount((men >> g.shift[1]) & empty)
+    else:
+        n = popcount((men << g.shift[2]) & empty) + popcount((men << g.shift[3]) & empty)
+    if kings:
+        for d in range(4):
+            x = sh(g, kings, d) & empty
+            if not g.flying:
+                n += popcount(x)
+                continue
+            while x:
+                n += popcount(x)
+                x = sh(g, x, d) & empty
+    return n
+
+
+cdef int gen_moves(const Geo* g, const Pos* p, CMove* out, int captures_optional,
+                   int* overflow) noexcept nogil:
+    """All legal moves of the side to move. With ``captures_optional`` (the
+    English huff rule) ordinary moves are legal beside the captures."""
+    cdef int n = 0
+    if can_capture(g, p):
+        n = gen_captures(g, p, out, overflow)
+        if not captures_optional:
+            return n
+    return gen_quiet(g, p, out, n)
+
+
+cdef inline void make_move(Pos* p, const CMove* m) noexcept nogil:
+    cdef int t = p.turn
+    p.pieces[t] ^= m.frm ^ m.to
+    if m.cap:
+        p.pieces[1 - t] &= ~m.cap
+        p.kings &= ~m.cap
+    if m.king:
+        p.kings ^= m.frm ^ m.to
+    elif m.promote:
+        p.kings |= m.to
+    p.turn = 1 - t
+
+
+# ---------------------------------------------------------------------------
+# Perft
+# ---------------------------------------------------------------------------
+
+cdef uint64_t perft_rec(const Geo* g, const Pos* p, int depth, CMove* buf, int* overflow) noexcept nogil:
+    cdef int n, i
+    cdef uint64_t total = 0
+    cdef Pos q
+    if depth == 1:
+        if can_capture(g, p):
+            return <uint64_t>gen_captures(g, p, buf, overflow)
+        return <uint64_t>count_quiet(g, p)
+    n = gen_moves(g, p, buf, 0, overflow)
+    for i in range(n):
+        q = p[0]
+        make_move(&q, &buf[i])
+        total += perft_rec(g, &q, depth - 1, buf + MAXMOVES, overflow)
+    return total
+
+
+cdef uint64_t hash_pos(const Geo* g, const Pos* p) noexcept nogil:
+    cdef uint64_t h = 0, x, b
+    cdef int c, k
+    for c in range(2):
+        for k in range(2):
+            x = p.pieces[c] & (p.kings if k else ~p.kings)
+            while x:
+                b = x & (~x + 1)
+                x ^= b
+                h ^= ZOBRIST[2 * k + c][ctz(b)]
+    if p.turn:
+        h ^= ZOBRIST_WHITE_TO_MOVE
+    return h
+
+
+# ---------------------------------------------------------------------------
+# Python objects: Move
+# ---------------------------------------------------------------------------
+
+cdef tuple _EMPTY = ()
+
+
+@cython.freelist(256)
+@cython.final
+cdef class Move:
+    """A move: the start and end squares, the pieces it captures and its path.
+
+    ``path`` lists every square the piece stands on, start and end included.
+    Two moves are equal when they have the same start, end and set of captured
+    pieces: two capture paths that take the same pieces between the same
+    squares are one move (the PDN standard and the perft tables count them once).
+
+    >>> from damier import Move
+    >>> Move(32, 28)
+    Move(32, 28)
+    >>> m = Move(47, 36, captures=(42, 31, 19, 14), path=(47, 38, 24, 13, 36))
+    >>> m.is_capture, m.path
+    (True, (47, 38, 24, 13, 36))
+    >>> m == eval(repr(m))
+    True
+    """
+
+    cdef readonly int from_square
+    """The square the piece starts on."""
+    cdef readonly int to_square
+    """The square the piece ends on (may equal ``from_square`` for a king capture)."""
+    cdef uint64_t _capmask
+    cdef uint8_t _ncap
+    cdef uint8_t _npath
+    cdef uint8_t _caps[MAXPATH]
+    cdef uint8_t _path[MAXPATH]
+
+    def __init__(self, int from_square, int to_square, captures=(), path=None):
+        cdef int i, s
+        if not 1 <= from_square <= 64 or not 1 <= to_square <= 64:
+            raise ValueError(f"squares must be between 1 and 64, got {from_square} and {to_square}")
+        self.from_square = from_square
+        self.to_square = to_square
+        caps = tuple(captures)
+        if len(caps) > MAXPATH:
+            raise ValueError(f"a move captures at most {MAXPATH} pieces, got {len(caps)}")
+        self._capmask = 0
+        self._ncap = <uint8_t>len(caps)
+        for i in range(len(caps)):
+            s = caps[i]
+            if not 1 <= s <= 64:
+                raise ValueError(f"captured square {s} is out of range")
+            if self._capmask & ((<uint64_t>1) << (s - 1)):
+                raise ValueError(f"square {s} is captured twice")
+            self._caps[i] = <uint8_t>s
+            self._capmask |= (<uint64_t>1) << (s - 1)
+        self._npath = 0
+        if path is not None:
+            p = tuple(path)
+            if len(p) < 2 or p[0] != from_square or p[len(p) - 1] != to_square:
+                raise ValueError(f"path {p} must run from {from_square} to {to_square}")
+            if caps and len(p) != len(caps) + 1:
+                raise ValueError(f"a path of a capture of {len(caps)} pieces has {len(caps) + 1} squares, got {len(p)}")
+            if not caps and len(p) != 2:
+                raise ValueError("the path of a plain move is (from, to)")
+            if caps:
+                for i in range(1, len(p)):
+                    s = p[i]
+                    if not 1 <= s <= 64:
+                        raise ValueError(f"path square {s} is out of range")
+                    self._path[i - 1] = <uint8_t>s
+                self._npath = <uint8_t>(len(p) - 1)
+
+    @property
+    def captures(self) -> tuple:
+        """The captured squares in the order they are jumped."""
+        if self._ncap == 0:
+            return _EMPTY
+        return tuple([self._caps[i] for i in range(self._ncap)])
+
+    @property
+    def path(self) -> tuple:
+        """Every square the piece stands on: start, each landing square, end."""
+        if self._npath == 0:
+            return (self.from_square, self.to_square)
+        return (self.from_square,) + tuple([self._path[i] for i in range(self._npath)])
+
+    @property
+    def has_path(self) -> bool:
+        """Whether the landing squares of a capture are known."""
+        return self._npath != 0 or self._ncap == 0
+
+    @property
+    def is_capture(self) -> bool:
+        """Whether the move captures."""
+        return self._ncap != 0
+
+    @property
+    def capture_set(self) -> frozenset:
+        """The captured squares as a set."""
+        return frozenset(self.captures)
+
+    def __eq__(self, other):
+        if not isinstance(other, Move):
+            return NotImplemented
+        cdef Move o = <Move>other
+        return (self.from_square == o.from_square and self.to_square == o.to_square
+                and self._capmask == o._capmask)
+
+    def __hash__(self):
+        return hash((self.from_square, self.to_square, self._capmask))
+
+    def __repr__(self):
+        if self._ncap == 0:
+            return f"Move({self.from_square}, {self.to_square})"
+        if self._npath:
+            return f"Move({self.from_square}, {self.to_square}, captures={self.captures!r}, path={self.path!r})"
+        return f"Move({self.from_square}, {self.to_square}, captures={self.captures!r})"
+
+    def __str__(self):
+        if self._ncap == 0:
+            return f"{self.from_square}-{self.to_square}"
+        return f"{self.from_square}x{self.to_square}"
+
+    def __reduce__(self):
+        if self._npath:
+            return (Move, (self.from_square, self.to_square, self.captures, self.path))
+        return (Move, (self.from_square, self.to_square, self.captures))
+
+
+cdef Move _move_from_c(const Geo* g, const CMove* m):
+    cdef Move mv = Move.__new__(Move)
+    cdef int i, s
+    mv.from_square = g.sq_of_bit[ctz(m.frm)]
+    mv.to_square = g.sq_of_bit[ctz(m.to)]
+    mv._ncap = m.ncap
+    mv._npath = m.ncap
+    mv._capmask = 0
+    for i in range(m.ncap):
+        s = g.sq_of_bit[m.caps[i]]
+        mv._caps[i] = <uint8_t>s
+        mv._capmask |= (<uint64_t>1) << (s - 1)
+        mv._path[i] = <uint8_t>g.sq_of_bit[m.path[i]]
+    return mv
+
+
+cdef inline bint _matches(const Geo* g, const CMove* m, Move mv):
+    cdef int i
+    cdef uint64_t capmask = 0
+    if g.sq_of_bit[ctz(m.frm)] != mv.from_square or g.sq_of_bit[ctz(m.to)] != mv.to_square:
+        return False
+    for i in range(m.ncap):
+        capmask |= (<uint64_t>1) << (g.sq_of_bit[m.caps[i]] - 1)
+    return capmask == mv._capmask
+
+
+# ---------------------------------------------------------------------------
+# Python objects: CoreBoard
+# ---------------------------------------------------------------------------
+
+cdef CMove* _SCRATCH = <CMove*>malloc(MAXMOVES * sizeof(CMove))
+
+
+cdef class CoreBoard:
+    """The compiled state of a :class:`damier.Board`: the position and the
+    positions before each move played (for :meth:`pop`).
+
+    Use :class:`damier.Board`; this base class holds no rules of play beyond
+    move generation.
+    """
+
+    cdef const Geo* _g
+    cdef Pos _pos
+    cdef Pos* _stack
+    cdef int _stack_len
+    cdef int _stack_cap
+    cdef int _captures_optional
+    cdef public list move_stack
+    """The moves played, oldest first."""
+
+    def __cinit__(self, *args, **kwargs):
+        self._g = &GEOS[0]
+        self._stack = NULL
+        self._stack_len = 0
+        self._stack_cap = 0
+        self._captures_optional = 0
+        self._pos.pieces[0] = 0
+        self._pos.pieces[1] = 0
+        self._pos.kings = 0
+        self._pos.turn = 1
+        self.move_stack = []
+
+    def __dealloc__(self):
+        if self._stack != NULL:
+            free(self._stack)
+
+    def _core_init(self, int variant_index, bint captures_optional=False):
+        if not 0 <= variant_index < NVARIANTS:
+            raise ValueError(f"unknown variant index {variant_index}")
+        self._g = &GEOS[variant_index]
+        self._captures_optional = captures_optional
+
+    def _set_pieces(self, bint white_to_move, white_men, white_kings, black_men, black_kings):
+        """Sets up a position from square lists and clears the move history."""
+        cdef Pos p
+        p.pieces[0] = 0
+        p.pieces[1] = 0
+        p.kings = 0
+        p.turn = 1 if white_to_move else 0
+        for color, king, squares in ((1, 0, white_men), (1, 1, white_kings),
+                                     (0, 0, black_men), (0, 1, black_kings)):
+            for s in squares:
+                b = self._bit(s)
+                if (p.pieces[0] | p.pieces[1]) & b:
+                    raise ValueError(f"square {s} is occupied twice")
+                p.pieces[color] |= b
+                if king:
+                    p.kings |= b
+        self._pos = p
+        self._stack_len = 0
+        self.move_stack = []
+
+    cdef uint64_t _bit(self, s) except? 0:
+        cdef int sq = s
+        if not 1 <= sq <= self._g.nsq:
+            raise ValueError(f"square {s} is out of range 1-{self._g.nsq}")
+        return (<uint64_t>1) << self._g.bit_of_sq[sq]
+
+    @property
+    def turn(self) -> bool:
+        """The side to move: ``True`` (``damier.WHITE``) or ``False`` (``damier.BLACK``)."""
+        return self._pos.turn == 1
+
+    @property
+    def ply(self) -> int:
+        """The number of moves played on this board."""
+        return len(self.move_stack)
+
+    cdef int _gen(self, CMove* buf) except -1:
+        cdef int overflow = 0
+        cdef int n = gen_moves(self._g, &self._pos, buf, self._captures_optional, &overflow)
+        if overflow:
+            raise RuntimeError(f"more than {MAXMOVES} legal moves in one position")
+        return n
+
+    @property
+    def legal_moves(self) -> list:
+        """The legal moves in the position (a new list on every call)."""
+        cdef int n = self._gen(_SCRATCH)
+        cdef int i
+        cdef list out = [None] * n
+        for i in range(n):
+            out[i] = _move_from_c(self._g, &_SCRATCH[i])
+        return out
+
+    @property
+    def must_capture(self) -> bool:
+        """Whether the side to move has a capture (and so must capture)."""
+        return can_capture(self._g, &self._pos)
+
+    def is_legal(self, Move move) -> bool:
+        """Whether ``move`` is legal in the position."""
+        cdef int n = self._gen(_SCRATCH)
+        cdef int i
+        for i in range(n):
+            if _matches(self._g, &_SCRATCH[i], move):
+                return True
+        return False
+
+    def _push_legal(self, Move move):
+        """Plays ``move`` if it is legal; returns ``(move, flags)`` with the
+        canonical move (with its path) or ``None`` if it is illegal.
+        ``flags`` is a tuple ``(king_move, capture, promotion)``."""
+        cdef int n = self._gen(_SCRATCH)
+        cdef int i
+        cdef CMove m
+        for i in range(n):
+            if _matches(self._g, &_SCRATCH[i], move):
+                m = _SCRATCH[i]
+                canonical = move if (move._npath or not move._ncap) else _move_from_c(self._g, &m)
+                self._save()
+                make_move(&self._pos, &m)
+                self.move_stack.append(canonical)
+                return canonical, (m.king != 0, m.ncap != 0, m.promote != 0)
+        return None
+
+    cdef int _save(self) except -1:
+        cdef int cap
+        cdef Pos* s
+        if self._stack_len == self._stack_cap:
+            cap = self._stack_cap * 2 if self._stack_cap else 64
+            s = <Pos*>realloc(self._stack, cap * sizeof(Pos))
+            if s == NULL:
+                raise MemoryError()
+            self._stack = s
+            self._stack_cap = cap
+        self._stack[self._stack_len] = self._pos
+        self._stack_len += 1
+        return 0
+
+    def _pop_move(self):
+        if self._stack_len == 0:
+            raise IndexError("pop from an empty move stack")
+        self._stack_len -= 1
+        self._pos = self._stack[self._stack_len]
+        return self.move_stack.pop()
+
+    def _pop_position(self):
+        """Restores the position before the last :meth:`_remove_piece`."""
+        if self._stack_len == 0:
+            raise IndexError("nothing to take back")
+        self._stack_len -= 1
+        self._pos = self._stack[self._stack_len]
+
+    def _has_legal_move(self) -> bool:
+        """Whether the side to move has any legal move (cheaper than generating them)."""
+        return can_capture(self._g, &self._pos) or count_quiet(self._g, &self._pos) > 0
+
+    def _remove_piece(self, int square):
+        """Removes the piece on ``square`` as a ply of its own (the huff);
+        undone by :meth:`_pop_move`. The side to move does not change."""
+        cdef uint64_t b = self._bit(square)
+        self._save()
+        self._pos.pieces[0] &= ~b
+        self._pos.pieces[1] &= ~b
+        self._pos.kings &= ~b
+
+    def _copy_core_to(self, CoreBoard other):
+        other._g = self._g
+        other._pos = self._pos
+        other._captures_optional = self._captures_optional
+        other._stack_len = 0
+        for i in range(self._stack_len):
+            other._save()
+            other._stack[i] = self._stack[i]
+        other.move_stack = list(self.move_stack)
+
+    def _root_pieces(self):
+        """``(white_to_move, white_men, white_kings, black_men, black_kings)`` of
+        the position before the first move on the stack."""
+        cdef Pos p = self._stack[0] if self._stack_len else self._pos
+        return self._pieces_of(&p)
+
+    def _pieces(self):
+        """``(white_to_move, white_men, white_kings, black_men, black_kings)``,
+        each a list of squares in increasing order."""
+        return self._pieces_of(&self._pos)
+
+    cdef tuple _pieces_of(self, const Pos* p):
+        cdef const Geo* g = self._g
+        cdef uint64_t x
+        cdef int i
+        cdef uint64_t sets[4]
+        sets[0] = p.pieces[1] & ~p.kings
+        sets[1] = p.pieces[1] & p.kings
+        sets[2] = p.pieces[0] & ~p.kings
+        sets[3] = p.pieces[0] & p.kings
+        result = [p.turn == 1]
+        for i in range(4):
+            x = sets[i]
+            squares = []
+            while x:
+                squares.append(g.sq_of_bit[ctz(x)])
+                x &= x - 1
+            result.append(squares)
+        return tuple(result)
+
+    def _counts(self):
+        """``(white_men, white_kings, black_men, black_kings)`` piece counts."""
+        cdef Pos* p = &self._pos
+        return (popcount(p.pieces[1] & ~p.kings), popcount(p.pieces[1] & p.kings),
+                popcount(p.pieces[0] & ~p.kings), popcount(p.pieces[0] & p.kings))
+
+    def _piece_code(self, int square):
+        """0 empty, 1 white man, 2 white king, 3 black man, 4 black king."""
+        cdef uint64_t b = self._bit(square)
+        cdef Pos* p = &self._pos
+        if p.pieces[1] & b:
+            return 2 if p.kings & b else 1
+        if p.pieces[0] & b:
+            return 4 if p.kings & b else 3
+        return 0
+
+    def zobrist_hash(self) -> int:
+        """A 64-bit Zobrist hash of the position and the side to move."""
+        return hash_pos(self._g, &self._pos)
+
+    def _bitboards(self):
+        """``(white, black, kings, white_to_move)`` as raw bitboards (ghost-bit layout)."""
+        return (self._pos.pieces[1], self._pos.pieces[0], self._pos.kings, self._pos.turn == 1)
+
+    def _perft(self, int depth):
+        """Leaf count of the legal-move tree at ``depth`` (bulk counted)."""
+        cdef uint64_t n
+        cdef int overflow = 0
+        cdef CMove* buf
+        if depth < 0:
+            raise ValueError("depth must be >= 0")
+        if depth == 0:
+            return 1
+        if depth > MAXDEPTH:
+            raise ValueError(f"depth must be <= {MAXDEPTH}")
+        buf = <CMove*>malloc((depth + 1) * MAXMOVES * sizeof(CMove))
+        if buf == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                n = perft_rec(self._g, &self._pos, depth, buf, &overflow)
+        finally:
+            free(buf)
+        if overflow:
+            raise RuntimeError(f"more than {MAXMOVES} legal moves in one position")
+        return n
+
+    def _perft_divide(self, int depth):
+        """``[(move, leaves), ...]`` for each legal move: the leaf count below it.
+
+        Checks for ``KeyboardInterrupt`` between moves."""
+        cdef int n, i, overflow = 0
+        cdef CMove* buf
+        cdef Pos q
+        cdef uint64_t cnt
+        if depth < 1:
+            raise ValueError("depth must be >= 1")
+        if depth > MAXDEPTH:
+            raise ValueError(f"depth must be <= {MAXDEPTH}")
+        buf = <CMove*>malloc((depth + 2) * MAXMOVES * sizeof(CMove))
+        if buf == NULL:
+            raise MemoryError()
+        result = []
+        try:
+            n = gen_moves(self._g, &self._pos, buf, 0, &overflow)
+            for i in range(n):
+                q = self._pos
+                make_move(&q, &buf[i])
+                if depth == 1:
+                    cnt = 1
+                else:
+                    with nogil:
+                        cnt = perft_rec(self._g, &q, depth - 1, buf + MAXMOVES, &overflow)
+                result.append((_move_from_c(self._g, &buf[i]), cnt))
+                PyErr_CheckSignals()
+        finally:
+            free(buf)
+        if overflow:
+            raise RuntimeError(f"more than {MAXMOVES} legal moves in one position")
+        return result

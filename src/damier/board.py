@@ -1,0 +1,329 @@
+"""The draughts board: a position, the moves played from it, and the rules.
+
+>>> import damier
+>>> board = damier.Board()
+>>> len(board.legal_moves)
+9
+>>> board.push("32-28")
+Move(32, 28)
+>>> board.push("19-23")
+Move(19, 23)
+>>> board.push("28x19")
+Move(28, 19, captures=(23,), path=(28, 19))
+>>> board.fen()
+'B:W19,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,20'
+>>> board.pop()
+Move(28, 19, captures=(23,), path=(28, 19))
+>>> board.turn == damier.WHITE
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from damier._core import CoreBoard, Move
+from damier.errors import IllegalMoveError, InvalidFenError
+from damier.fen import format_fen, parse_fen
+from damier.notation import move_text, parse_move_text
+from damier.outcome import Outcome, Snapshot, adjudicate, compute_outcome, draw_offer_allowed
+from damier.piece import BLACK, WHITE, Color, Piece
+from damier.rules import Rules
+from damier.variants import Variant, get_variant
+
+__all__ = ["Board"]
+
+_CODE_TO_PIECE = {1: Piece(WHITE, False), 2: Piece(WHITE, True),
+                  3: Piece(BLACK, False), 4: Piece(BLACK, True)}
+
+
+class Board(CoreBoard):
+    """A draughts position with its move stack, like python-chess's ``Board``.
+
+    :param fen: the start position (default: the variant's initial position).
+    :param variant: ``"international"`` (default), ``"english"``, ``"russian"``
+        or ``"brazilian"``.
+    :param rules: draw rules and rule options (default: the variant's usual
+        rules, see :class:`damier.rules.Rules`).
+
+    ``legal_moves`` lists the moves of the position; like python-chess it does
+    not look at the draw rules: use :meth:`outcome` or :meth:`is_game_over`.
+
+    >>> board = Board("B:W21-32:B1-12", variant="english")
+    >>> board.turn == BLACK, len(board.legal_moves)
+    (True, 7)
+    >>> Board("W:W51:B1")
+    Traceback (most recent call last):
+    ...
+    damier.errors.InvalidFenError: square 51 is out of range 1-50 for International (in section 'W51')
+    """
+
+    variant: Variant
+    rules: Rules
+
+    def __init__(self, fen: str | None = None, *, variant: str | Variant = "international",
+                 rules: Rules | None = None) -> None:
+        self.variant = get_variant(variant)
+        self.rules = rules if rules is not None else Rules.for_variant(self.variant)
+        self._core_init(self.variant.index, bool(getattr(self.rules, "huff", False)))
+        self.set_fen(fen if fen is not None else self.variant.initial_fen)
+
+    # -- set-up ---------------------------------------------------------------
+
+    def set_fen(self, fen: str) -> None:
+        """Sets up the position of ``fen`` and clears the move stack."""
+        white_to_move, pieces = parse_fen(fen, self.variant)
+        self._set_piece_map(white_to_move, pieces)
+
+    def _set_piece_map(self, white_to_move: bool, pieces: dict[int, Piece]) -> None:
+        lists: dict[tuple[bool, bool], list[int]] = {
+            (WHITE, False): [], (WHITE, True): [], (BLACK, False): [], (BLACK, True): []}
+        for square, piece in sorted(pieces.items()):
+            lists[(piece.color, piece.king)].append(square)
+        self._set_pieces(white_to_move, lists[(WHITE, False)], lists[(WHITE, True)],
+                         lists[(BLACK, False)], lists[(BLACK, True)])
+        self._snapshots: list[Snapshot] = [self._snapshot(False, False, False)]
+        self._actions: list[tuple[str, Any]] = []
+        self._huffable: frozenset[int] = frozenset()
+
+    def set_piece_map(self, pieces: dict[int, Piece], turn: Color = WHITE) -> None:
+        """Sets up ``pieces`` (square -> :class:`Piece`) with ``turn`` to move; clears the stack."""
+        text = format_fen(turn, pieces, self.variant)
+        self.set_fen(text)
+
+    def clear(self) -> None:
+        """Removes every piece (White to move) and clears the move stack."""
+        self.set_piece_map({}, WHITE)
+
+    def reset(self) -> None:
+        """Restores the variant's initial position and clears the move stack."""
+        self.set_fen(self.variant.initial_fen)
+
+    # -- queries ----------------------------------------------------------------
+
+    def fen(self, *, compact: bool = False) -> str:
+        """The position in FEN, e.g. ``W:W31,...,50:B1,...,20`` (``compact``: with ranges)."""
+        return format_fen(self.turn, self.piece_map(), self.variant, compact=compact)
+
+    def piece_at(self, square: int) -> Piece | None:
+        """The piece on ``square``, or None."""
+        try:
+            code = self._piece_code(square)
+        except ValueError:
+            raise ValueError(
+                f"square {square} is not on the {self.variant.title} board "
+                f"(1-{self.variant.squares})") from None
+        return _CODE_TO_PIECE.get(code)
+
+    def piece_map(self) -> dict[int, Piece]:
+        """All pieces by square."""
+        _, wm, wk, bm, bk = self._pieces()
+        result: dict[int, Piece] = {}
+        for squares, piece in ((wm, _CODE_TO_PIECE[1]), (wk, _CODE_TO_PIECE[2]),
+                               (bm, _CODE_TO_PIECE[3]), (bk, _CODE_TO_PIECE[4])):
+            for s in squares:
+                result[s] = piece
+        return dict(sorted(result.items()))
+
+    def notation(self, move: Move) -> str:
+        """``move`` in standard notation in this position (full path where needed).
+
+        >>> Board("W:WK4:B13,20,32,37").notation(Move(4, 15, captures=(13, 32, 20)))
+        '4x27x38x15'
+        """
+        legal = self.legal_moves
+        for m in legal:
+            if m == move:
+                return move_text(m, legal)
+        raise IllegalMoveError(f"{move!r} is not legal in {self.fen()}")
+
+    def parse_move(self, text: str) -> Move:
+        """The legal move that ``text`` describes (see :mod:`damier.notation`)."""
+        return parse_move_text(text, self.legal_moves, self.variant)
+
+    # -- playing ---------------------------------------------------------------
+
+    def push(self, move: Move | str) -> Move:
+        """Plays ``move`` (a :class:`Move` or move text) and returns the legal move played."""
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        elif not isinstance(move, Move):
+            raise TypeError(f"push() takes a Move or move text, not {type(move).__name__}")
+        huffable = self._huffable_after(move) if self.rules.huff else frozenset()
+        result = self._push_legal(move)
+        if result is None:
+            legal = self.legal_moves
+            listing = ", ".join(sorted(move_text(m, legal) for m in legal)) or "none"
+            raise IllegalMoveError(
+                f"illegal move {move_text(move, ())}: legal moves are {listing}")
+        played, (king_move, capture, promotion) = result
+        self._snapshots.append(self._snapshot(king_move and not capture, capture, promotion))
+        self._actions.append(("move", self._huffable))
+        self._huffable = huffable
+        return played
+
+    def push_notation(self, text: str) -> Move:
+        """Plays the move written ``text``; same as ``push(text)``."""
+        return self.push(self.parse_move(text))
+
+    def pop(self) -> Move | None:
+        """Takes back the last move and returns it (or undoes a huff and returns None)."""
+        if not self._actions:
+            raise IndexError("pop from an empty move stack")
+        kind, previous = self._actions.pop()
+        self._snapshots.pop()
+        if kind == "huff":
+            self._pop_position()
+            self._huffable = previous[1]
+            return None
+        self._huffable = previous
+        return self._pop_move()
+
+    def peek(self) -> Move:
+        """The last move played."""
+        if not self.move_stack:
+            raise IndexError("peek at an empty move stack")
+        return self.move_stack[-1]
+
+    def copy(self, *, stack: bool = True) -> "Board":
+        """An independent copy (with the move stack unless ``stack=False``)."""
+        board = type(self).__new__(type(self))
+        board.variant = self.variant
+        board.rules = self.rules
+        if not stack:
+            board._core_init(self.variant.index, bool(self.rules.huff))
+            board.set_fen(self.fen())
+            return board
+        self._copy_core_to(board)
+        board._snapshots = list(self._snapshots)
+        board._actions = list(self._actions)
+        board._huffable = self._huffable
+        return board
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict) -> "Board":
+        return self.copy()
+
+    def root(self) -> "Board":
+        """A board with the position before the first move of the stack."""
+        white_to_move, wm, wk, bm, bk = self._root_pieces()
+        board = type(self).__new__(type(self))
+        board.variant = self.variant
+        board.rules = self.rules
+        board._core_init(self.variant.index, bool(self.rules.huff))
+        board._set_pieces(white_to_move, wm, wk, bm, bk)
+        board._snapshots = [board._snapshot(False, False, False)]
+        board._actions = []
+        board._huffable = frozenset()
+        return board
+
+    # -- huff (English, opt-in) -------------------------------------------------
+
+    def _huffable_after(self, move: Move) -> frozenset[int]:
+        if move.is_capture or not self.must_capture:
+            return frozenset()
+        capturers = {m.from_square for m in self.legal_moves if m.is_capture}
+        if move.from_square in capturers:
+            capturers.discard(move.from_square)
+            capturers.add(move.to_square)
+        return frozenset(capturers)
+
+    def huffable_squares(self) -> frozenset[int]:
+        """Squares of the opponent's pieces that may be huffed now (``rules.huff`` only):
+        the pieces that could have captured on the last move but did not."""
+        return self._huffable
+
+    def huff(self, square: int) -> None:
+        """Removes (huffs) the opponent piece on ``square`` that failed to capture,
+        before making one's own move. Needs ``rules.huff``; undone by :meth:`pop`."""
+        if not self.rules.huff:
+            raise IllegalMoveError("the huff rule is off (Rules(huff=True) turns it on)")
+        if square not in self._huffable:
+            allowed = ", ".join(map(str, sorted(self._huffable))) or "none"
+            raise IllegalMoveError(
+                f"cannot huff the piece on {square}: only a piece that failed to capture on the "
+                f"last move may be huffed (here: {allowed})")
+        self._remove_piece(square)
+        self._actions.append(("huff", (square, self._huffable)))
+        self._huffable = frozenset()
+        self._snapshots.append(self._snapshot(False, True, False))
+
+    # -- game end ---------------------------------------------------------------
+
+    def _snapshot(self, king_move: bool, capture: bool, promotion: bool) -> Snapshot:
+        wm, wk, bm, bk = self._counts()
+        return Snapshot(key=self.zobrist_hash(), white_to_move=self.turn, white_men=wm,
+                        white_kings=wk, black_men=bm, black_kings=bk, king_move=king_move,
+                        capture=capture, promotion=promotion)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (winner and rule), or None while it goes on.
+
+        >>> Board("W:W:B1").outcome()
+        Outcome(termination=<Termination.NO_MOVES: 'no legal move'>, winner=False)
+        """
+        return compute_outcome(self._snapshots, self.rules, self._has_legal_move())
+
+    def is_game_over(self) -> bool:
+        """Whether the game has ended by any rule."""
+        return self.outcome() is not None
+
+    def result(self) -> str:
+        """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` while the game goes on."""
+        outcome = self.outcome()
+        return outcome.result() if outcome is not None else "*"
+
+    def adjudicate(self) -> Outcome:
+        """Piece-count adjudication (a rule option of some sites): more pieces
+        win, then more kings, else a draw."""
+        return adjudicate(self._snapshots[-1])
+
+    def can_offer_draw(self) -> bool:
+        """Whether a draw may be offered now under ``rules.draw_offer_min_moves``."""
+        return draw_offer_allowed(len(self.move_stack), self.rules)
+
+    # -- perft ----------------------------------------------------------------------
+
+    def perft(self, depth: int) -> int:
+        """The number of leaf nodes of the legal-move tree ``depth`` plies deep.
+
+        >>> Board().perft(3)
+        658
+        """
+        return self._perft(depth)
+
+    def perft_divide(self, depth: int) -> list[tuple[Move, int]]:
+        """``(move, leaves)`` for every legal move: the perft count below it."""
+        return self._perft_divide(depth)
+
+    # -- dunder -----------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        if self.variant.name == "international":
+            return f"Board({self.fen()!r})"
+        return f"Board({self.fen()!r}, variant={self.variant.name!r})"
+
+    def __str__(self) -> str:
+        pieces = self.piece_map()
+        lines = []
+        for row in range(self.variant.size):
+            cells = []
+            for col in range(self.variant.size):
+                square = self.variant.square_at(row, col)
+                if square is None:
+                    cells.append(" ")
+                else:
+                    piece = pieces.get(square)
+                    cells.append(piece.symbol() if piece else ".")
+            lines.append(" ".join(cells).rstrip())
+        return "\n".join(lines)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (self.variant == other.variant and self.turn == other.turn
+                and self._bitboards() == other._bitboards())
+
+    __hash__ = None  # type: ignore[assignment]
+
