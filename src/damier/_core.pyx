@@ -208,10 +208,37 @@ cdef void emit(CapCtx* c, uint64_t to, uint64_t captured, int ncap, int promote)
     memcpy(m.caps, c.caps, ncap)
 
 
+cdef bint king_can_capture_from(CapCtx* c, uint64_t sq, uint64_t captured, int lastdir) noexcept nogil:
+    """Whether a flying king standing on ``sq`` (having moved along ``lastdir``) can capture."""
+    cdef const Geo* g = c.g
+    cdef int d
+    cdef uint64_t x
+    for d in range(4):
+        if d == 3 - lastdir:
+            continue
+        x = sh(g, sq, d)
+        while x & c.empty:
+            x = sh(g, x, d)
+        if (x & c.opp & ~captured) and (sh(g, x, d) & c.empty):
+            return True
+    return False
+
+
+cdef bint king_can_continue(CapCtx* c, uint64_t land, uint64_t captured, int lastdir) noexcept nogil:
+    """Whether the king can capture again from some landing square, ``land`` or beyond."""
+    cdef const Geo* g = c.g
+    while land & c.empty:
+        if king_can_capture_from(c, land, captured, lastdir):
+            return True
+        land = sh(g, land, lastdir)
+    return False
+
+
 cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int lastdir) noexcept nogil:
     """Flying king: captures at a distance, lands on any free square beyond."""
     cdef const Geo* g = c.g
     cdef int d, found = 0
+    cdef bint must_continue
     cdef uint64_t x, land
     for d in range(4):
         if d == 3 - lastdir:
@@ -221,8 +248,14 @@ cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int
             x = sh(g, x, d)
         if x & c.opp & ~captured:
             land = sh(g, x, d)
+            # Without the majority rule the king must still land where it can
+            # capture on, if there is such a square (with it, shorter sequences lose anyway).
+            must_continue = (not g.majority) and king_can_continue(c, land, captured | x, d)
             while land & c.empty:
                 found = 1
+                if must_continue and not king_can_capture_from(c, land, captured | x, d):
+                    land = sh(g, land, d)
+                    continue
                 c.caps[depth] = <uint8_t>ctz(x)
                 c.path[depth] = <uint8_t>ctz(land)
                 king_capture(c, land, captured | x, depth + 1, d)

@@ -1,0 +1,115 @@
+"""The ``damier`` command line.
+
+``damier perft [--variant V] [--fen FEN] --depth N [--divide] [--json]`` counts
+the leaves of the legal-move tree, printing a line per depth (to stderr with
+``--json``, whose report goes to stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from damier.board import Board
+from damier.notation import move_text
+from damier.variants import VARIANTS, get_variant
+
+__all__ = ["main", "build_parser"]
+
+# From this depth on, perft runs move by move so that Ctrl-C stops it promptly.
+_DIVIDE_FROM_DEPTH = 7
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="damier", description="damier: draughts for Python (International, English, "
+        "Russian, Brazilian).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    perft = sub.add_parser(
+        "perft", help="count the leaves of the legal-move tree (move generator test)",
+        description="Count the leaf nodes of the legal-move tree for depths 1..N, "
+        "printing one line per depth.")
+    perft.add_argument("--variant", default="international",
+                       help=f"variant: {', '.join(VARIANTS)} (default: international)")
+    perft.add_argument("--fen", help="start position (default: the variant's initial position)")
+    perft.add_argument("--depth", type=int, required=True, help="deepest depth to count (1-30)")
+    perft.add_argument("--divide", action="store_true",
+                       help="also list the count below each legal move at the deepest depth")
+    perft.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+    return parser
+
+
+def _perft_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        variant = get_variant(args.variant)
+    except ValueError as exc:
+        err.write(f"damier perft: {exc}\n")
+        return 2
+    if not 1 <= args.depth <= 30:
+        err.write(f"damier perft: --depth must be between 1 and 30, got {args.depth}\n")
+        return 2
+    try:
+        board = Board(args.fen, variant=variant)
+    except ValueError as exc:
+        err.write(f"damier perft: invalid --fen: {exc}\n")
+        return 2
+
+    progress = err if args.json else out
+    report: dict = {"variant": variant.name, "fen": board.fen(), "depths": []}
+    if not args.json:
+        out.write(f"perft {variant.title} {board.fen()}\n")
+    divide: list[tuple[str, int]] = []
+    for depth in range(1, args.depth + 1):
+        start = time.perf_counter()
+        want_divide = args.divide and depth == args.depth
+        if want_divide or depth >= _DIVIDE_FROM_DEPTH:
+            parts = board.perft_divide(depth)
+            leaves = sum(n for _, n in parts)
+            if want_divide:
+                legal = board.legal_moves
+                divide = sorted(((move_text(m, legal), n) for m, n in parts))
+        else:
+            leaves = board.perft(depth)
+        seconds = time.perf_counter() - start
+        rate = leaves / seconds if seconds > 0 else 0.0
+        report["depths"].append({"depth": depth, "leaves": leaves, "seconds": round(seconds, 6),
+                                 "leaves_per_second": round(rate)})
+        progress.write(f"depth {depth:2d}  {leaves:>15,d} leaves  {seconds:9.3f} s  "
+                       f"{rate / 1e6:8.1f} M leaves/s\n")
+        progress.flush()
+    if args.divide:
+        report["divide"] = {move: n for move, n in divide}
+        if not args.json:
+            out.write(f"divide at depth {args.depth}:\n")
+            for move, n in divide:
+                out.write(f"  {move:<20} {n:,d}\n")
+    if args.json:
+        out.write(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    """Runs the command line; returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "perft":
+            return _perft_command(args, out, err)
+    except KeyboardInterrupt:
+        err.write("\ninterrupted\n")
+        return 130
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

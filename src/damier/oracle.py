@@ -1,0 +1,379 @@
+"""A small, plain pure-Python move generator written straight from the rule texts.
+
+This module is the test oracle for the compiled core: it is meant to be easy
+to read and check against the rules, not fast. It uses no bitboards, only the
+row/column geometry of :class:`damier.variants.Variant`, and it depends on no
+other damier module (it parses its own simple FEN).
+
+The rules it implements, per variant:
+
+* International (10x10) and Brazilian (8x8): men move one square diagonally
+  forward and capture forward and backward; kings fly (move and capture at any
+  distance, landing on any free square beyond the captured piece); capturing
+  is compulsory and the sequence taking the most pieces must be played (a king
+  counts as one piece); a man is crowned only if its move ends on the far row.
+* English (8x8): men move and capture forward only; kings move and capture
+  one square in any direction; capturing is compulsory but the player chooses
+  freely among the capture sequences; a man reaching the far row is crowned
+  and its move ends there.
+* Russian (8x8): flying kings, men capture backwards too, free choice among
+  the capture sequences; a man reaching the far row during a capture is
+  crowned at once and goes on capturing as a king in the same move.
+
+In every variant a capture sequence must be completed: it stops only when the
+piece can capture no further. When a flying king may land on several squares
+beyond a captured piece and from some of them it can capture further, it must
+land on one of those. Captured pieces leave the board only when the move is
+complete: until then they block, and cannot be jumped twice. The moving
+piece's start square counts as empty during its own capture, and an empty
+square may be crossed or visited more than once.
+
+Moves with the same start square, end square and set of captured pieces are
+one move (the first path found is kept).
+
+>>> pos = Position.initial("international")
+>>> moves = pos.legal_moves()
+>>> sorted(notation(m, moves) for m in moves)[:3]
+['31-26', '31-27', '32-27']
+>>> [perft(pos, depth) for depth in (1, 2, 3)]
+[9, 81, 658]
+>>> pos = Position.from_fen("W:WK46:B23")
+>>> sorted(notation(m, pos.legal_moves()) for m in pos.legal_moves())
+['46x10', '46x14', '46x19', '46x5']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from damier.variants import Variant, get_variant
+
+__all__ = ["OracleMove", "Position", "perft", "notation"]
+
+# The four diagonal directions as (row step, column step). Row 0 is the top
+# row, so White's forward directions have a row step of -1, Black's of +1.
+DIRECTIONS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+
+PIECE_SYMBOLS = ("w", "W", "b", "B")
+
+
+@dataclass(frozen=True)
+class OracleMove:
+    """One legal move as the oracle sees it."""
+
+    from_square: int
+    to_square: int
+    captures: tuple[int, ...]
+    """The captured squares, in jump order (empty for a plain move)."""
+    path: tuple[int, ...]
+    """Every square the piece stands on: start, each landing square, end."""
+    promotes: bool
+    """The moving man becomes a king with this move."""
+
+    def key(self) -> tuple[int, int, frozenset[int]]:
+        """``(from, to, frozenset(captures))``: moves with equal keys are the same move."""
+        return (self.from_square, self.to_square, frozenset(self.captures))
+
+    @property
+    def is_capture(self) -> bool:
+        return bool(self.captures)
+
+
+@lru_cache(maxsize=None)
+def _ray(variant: Variant, square: int, direction: tuple[int, int]) -> tuple[int, ...]:
+    """The squares met walking from ``square`` (excluded) in ``direction`` to the board's edge."""
+    row, col = variant.row_col(square)
+    dr, dc = direction
+    squares = []
+    while True:
+        row, col = row + dr, col + dc
+        nxt = variant.square_at(row, col)
+        if nxt is None:
+            return tuple(squares)
+        squares.append(nxt)
+
+
+def _is_white(symbol: str) -> bool:
+    return symbol in "wW"
+
+
+def _is_king(symbol: str) -> bool:
+    return symbol.isupper()
+
+
+class Position:
+    """A plain position: where the pieces stand, whose turn it is, and the variant.
+
+    ``pieces`` maps a square number to ``'w'``, ``'W'``, ``'b'`` or ``'B'``
+    (lower case = man, upper case = king).
+    """
+
+    def __init__(
+        self,
+        pieces: dict[int, str],
+        white_to_move: bool,
+        variant: Variant | str = "international",
+    ) -> None:
+        self.variant = get_variant(variant)
+        self.white_to_move = bool(white_to_move)
+        self.pieces: dict[int, str] = {}
+        for square, symbol in pieces.items():
+            if symbol not in PIECE_SYMBOLS:
+                raise ValueError(f"invalid piece symbol {symbol!r} on square {square}")
+            self.variant.row_col(square)  # raises ValueError for an off-board square
+            self.pieces[square] = symbol
+
+    # ----------------------------------------------------------------- setup
+
+    @classmethod
+    def from_fen(cls, fen: str, variant: Variant | str = "international") -> "Position":
+        """Parse a simple FEN such as ``W:W31-50:B1-20`` or ``B:W6,9,K31:BK17,K24``.
+
+        Squares may be listed one by one or as ranges (``31-50``); a ``K`` in
+        front of a square or range marks kings.
+
+        >>> pos = Position.from_fen("B:W6,K31:BK17-18", "international")
+        >>> pos.white_to_move, sorted(pos.pieces.items())
+        (False, [(6, 'w'), (17, 'B'), (18, 'B'), (31, 'W')])
+        """
+        text = fen.strip().strip('"').rstrip(".").strip()
+        fields = text.split(":")
+        side = fields[0].strip().upper()
+        if side not in ("W", "B"):
+            raise ValueError(f"FEN {fen!r}: side to move must be W or B")
+        pieces: dict[int, str] = {}
+        for field in fields[1:]:
+            field = field.strip()
+            if not field:
+                continue
+            colour = field[0].upper()
+            if colour not in ("W", "B"):
+                raise ValueError(f"FEN {fen!r}: piece list must start with W or B, got {field!r}")
+            for item in field[1:].split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                king = item[0].upper() == "K"
+                if king:
+                    item = item[1:]
+                if "-" in item:
+                    first, last = item.split("-")
+                    squares = range(int(first), int(last) + 1)
+                else:
+                    squares = range(int(item), int(item) + 1)
+                symbol = colour.lower() if not king else colour
+                for square in squares:
+                    pieces[square] = symbol
+        return cls(pieces, side == "W", variant)
+
+    @classmethod
+    def initial(cls, variant: Variant | str = "international") -> "Position":
+        """The standard starting position of ``variant``."""
+        v = get_variant(variant)
+        return cls.from_fen(v.initial_fen, v)
+
+    def __repr__(self) -> str:
+        def field(white: bool) -> str:
+            items = []
+            for square in sorted(self.pieces):
+                symbol = self.pieces[square]
+                if _is_white(symbol) == white:
+                    items.append(("K" if _is_king(symbol) else "") + str(square))
+            return ("W" if white else "B") + ",".join(items)
+
+        fen = ("W" if self.white_to_move else "B") + ":" + field(True) + ":" + field(False)
+        return f"Position.from_fen({fen!r}, {self.variant.name!r})"
+
+    # ------------------------------------------------------------- geometry
+
+    def _forward(self, white: bool) -> int:
+        """The row step of a man's forward move."""
+        return -1 if white else 1
+
+    def _on_promotion_row(self, square: int, white: bool) -> bool:
+        return self.variant.row_col(square)[0] == self.variant.promotion_row(white)
+
+    def _is_enemy(self, symbol: str, white: bool) -> bool:
+        return _is_white(symbol) != white
+
+    # ---------------------------------------------------------- plain moves
+
+    def _plain_moves(self) -> list[OracleMove]:
+        """The non-capturing moves of the side to move."""
+        white = self.white_to_move
+        flying = self.variant.flying_kings
+        moves = []
+        for square in sorted(self.pieces):
+            symbol = self.pieces[square]
+            if _is_white(symbol) != white:
+                continue
+            king = _is_king(symbol)
+            for direction in DIRECTIONS:
+                if not king and direction[0] != self._forward(white):
+                    continue  # men move forward only
+                for target in _ray(self.variant, square, direction):
+                    if target in self.pieces:
+                        break
+                    promotes = not king and self._on_promotion_row(target, white)
+                    moves.append(OracleMove(square, target, (), (square, target), promotes))
+                    if not (king and flying):
+                        break  # men and short kings move one square
+        return moves
+
+    # ------------------------------------------------------------- captures
+
+    def _jumps(
+        self,
+        board: dict[int, str],
+        square: int,
+        white: bool,
+        king: bool,
+        captured: tuple[int, ...],
+    ) -> list[tuple[int, list[int]]]:
+        """The single jumps available to a piece standing on ``square``.
+
+        ``board`` is the position without the moving piece, with the pieces
+        captured so far still on it (they block). Returns, for each jump, the
+        square of the piece jumped and the list of squares it may land on
+        (nearest first; always one square for men and short kings).
+        """
+        flying = king and self.variant.flying_kings
+        jumps = []
+        for direction in DIRECTIONS:
+            if not king and not self.variant.men_capture_backwards and direction[0] != self._forward(white):
+                continue  # English men capture forward only
+            ray = _ray(self.variant, square, direction)
+            i = 0
+            if flying:
+                while i < len(ray) and ray[i] not in board:
+                    i += 1  # a flying king passes over empty squares
+            if i >= len(ray):
+                continue
+            victim = ray[i]
+            if victim not in board or victim in captured or not self._is_enemy(board[victim], white):
+                continue  # nothing to jump, an already captured piece, or an own piece
+            landings = []
+            for beyond in ray[i + 1:]:
+                if beyond in board:
+                    break  # blocked by a piece (a captured piece still blocks)
+                landings.append(beyond)
+                if not flying:
+                    break
+            if landings:
+                jumps.append((victim, landings))
+        return jumps
+
+    def _capture_sequences(self, start: int) -> list[OracleMove]:
+        """Every complete capture sequence of the piece on ``start``."""
+        white = _is_white(self.pieces[start])
+        was_king = _is_king(self.pieces[start])
+        board = dict(self.pieces)
+        del board[start]  # the start square counts as empty during the capture
+        results: list[OracleMove] = []
+
+        def extend(square: int, king: bool, captured: tuple[int, ...], path: tuple[int, ...]) -> None:
+            for victim, landings in self._jumps(board, square, white, king, captured):
+                now_captured = captured + (victim,)
+                # For each landing square: the piece's state there and whether
+                # it can (and so must) capture further from it.
+                options = []
+                for landing in landings:
+                    now_king = king
+                    stops = False
+                    if not king and self._on_promotion_row(landing, white):
+                        if self.variant.promote_during_capture:
+                            now_king = True  # Russian: crowned at once, goes on as a king
+                        elif self.variant.crowning_ends_capture:
+                            stops = True  # English: crowned, and the move ends here
+                    can_continue = not stops and bool(
+                        self._jumps(board, landing, white, now_king, now_captured)
+                    )
+                    options.append((landing, now_king, can_continue))
+                # A piece that can capture further must do so: when some landing
+                # squares allow it to continue, it must land on one of those.
+                if any(can_continue for _, _, can_continue in options):
+                    for landing, now_king, can_continue in options:
+                        if can_continue:
+                            extend(landing, now_king, now_captured, path + (landing,))
+                else:
+                    for landing, now_king, _ in options:
+                        promotes = not was_king and (now_king or self._on_promotion_row(landing, white))
+                        results.append(
+                            OracleMove(start, landing, now_captured, path + (landing,), promotes)
+                        )
+
+        extend(start, was_king, (), (start,))
+        return results
+
+    def _capture_moves(self) -> list[OracleMove]:
+        """The capture moves of the side to move, after the majority rule."""
+        moves: list[OracleMove] = []
+        for square in sorted(self.pieces):
+            if _is_white(self.pieces[square]) == self.white_to_move:
+                moves.extend(self._capture_sequences(square))
+        if moves and self.variant.majority_capture:
+            most = max(len(m.captures) for m in moves)  # a king counts as one piece
+            moves = [m for m in moves if len(m.captures) == most]
+        return moves
+
+    # ----------------------------------------------------------- public API
+
+    def legal_moves(self, captures_optional: bool = False) -> list[OracleMove]:
+        """The legal moves of the side to move, duplicates dropped.
+
+        Capturing is compulsory: when a capture exists only captures are
+        returned. With ``captures_optional=True`` (English huff rule play)
+        the capture moves are followed by the ordinary moves.
+        """
+        captures = self._capture_moves()
+        if not captures:
+            moves = self._plain_moves()
+        elif captures_optional:
+            moves = captures + self._plain_moves()
+        else:
+            moves = captures
+        unique: dict[tuple[int, int, frozenset[int]], OracleMove] = {}
+        for move in moves:
+            unique.setdefault(move.key(), move)  # keep the first path found
+        return list(unique.values())
+
+    def play(self, move: OracleMove) -> "Position":
+        """The position after ``move`` (which is not checked for legality)."""
+        pieces = dict(self.pieces)
+        symbol = pieces.pop(move.from_square)
+        for square in move.captures:
+            del pieces[square]
+        if move.promotes:
+            symbol = symbol.upper()
+        pieces[move.to_square] = symbol
+        return Position(pieces, not self.white_to_move, self.variant)
+
+
+def perft(position: Position, depth: int) -> int:
+    """The number of leaf nodes of the legal-move tree ``depth`` plies deep."""
+    if depth == 0:
+        return 1
+    moves = position.legal_moves()
+    if depth == 1:
+        return len(moves)
+    return sum(perft(position.play(move), depth - 1) for move in moves)
+
+
+def notation(move: OracleMove, legal: list[OracleMove]) -> str:
+    """Standard move text: ``32-28``, ``19x28``.
+
+    When another legal move has the same start and end squares, the full path
+    is written, joined by ``x`` (``47x38x24x13x36``).
+    """
+    if not move.captures:
+        return f"{move.from_square}-{move.to_square}"
+    ambiguous = any(
+        other.from_square == move.from_square
+        and other.to_square == move.to_square
+        and other.key() != move.key()
+        for other in legal
+    )
+    if ambiguous:
+        return "x".join(str(square) for square in move.path)
+    return f"{move.from_square}x{move.to_square}"
