@@ -5,10 +5,10 @@ draughts; FEN and PDN; a compiled bitboard move generator.
 
 >>> import damier
 >>> board = damier.Board()
->>> board.push("32-28")
-Move(32, 28)
 >>> board.perft(2)
 81
+>>> board.push("32-28")
+Move(32, 28)
 """
 
 from damier._core import Move

@@ -55,7 +55,7 @@ class Board(CoreBoard):
     >>> Board("W:W51:B1")
     Traceback (most recent call last):
     ...
-    damier.errors.InvalidFenError: square 51 is out of range 1-50 for International (in section 'W51')
+    damier.errors.InvalidFenError: square 51 is out of range 1-50 for International ...
     """
 
     variant: Variant
@@ -260,8 +260,9 @@ class Board(CoreBoard):
     def outcome(self) -> Outcome | None:
         """How the game ended (winner and rule), or None while it goes on.
 
-        >>> Board("W:W:B1").outcome()
-        Outcome(termination=<Termination.NO_MOVES: 'no legal move'>, winner=False)
+        >>> outcome = Board("W:W:B1").outcome()
+        >>> outcome.winner == BLACK, outcome.termination.describe(), outcome.result()
+        (True, 'no legal move', '0-1')
         """
         return compute_outcome(self._snapshots, self.rules, self._has_legal_move())
 
