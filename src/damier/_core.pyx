@@ -988,3 +988,4 @@ cdef class CoreBoard:
         if overflow:
             raise RuntimeError(f"more than {MAXMOVES} legal moves in one position")
         return result
+include "_search.pxi"

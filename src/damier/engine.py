@@ -1,0 +1,392 @@
+"""damier's own engine: iterative deepening principal-variation search.
+
+The search and evaluation are compiled (``_core.pyx``, ``_search.pxi``) and run
+without holding the GIL, so other Python threads stay responsive and may call
+:meth:`Engine.stop`.
+
+>>> import damier
+>>> from damier.engine import Engine
+>>> engine = Engine(hash_mb=16)
+>>> board = damier.Board("W:W27,28,32,37,38,43:B13,17,18,19,22,23")
+>>> result = engine.search(board, depth=8)
+>>> result.best_move in board.legal_moves
+True
+>>> result.depth >= 8
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate_position,
+                          set_eval_params)
+from damier.board import Board
+from damier.variants import VARIANTS, Variant
+
+__all__ = ["Engine", "Clock", "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights",
+           "format_score"]
+
+INFINITE_DEPTH = 80
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A game clock for the side to move: seconds left, increments and moves to the
+    next time control (None: sudden death)."""
+
+    white_time: float
+    black_time: float
+    white_increment: float = 0.0
+    black_increment: float = 0.0
+    moves_to_go: int | None = None
+
+    def budget(self, white_to_move: bool) -> tuple[float, float]:
+        """``(soft, hard)`` seconds to spend on this move."""
+        left = self.white_time if white_to_move else self.black_time
+        inc = self.white_increment if white_to_move else self.black_increment
+        left = max(0.0, left)
+        moves = self.moves_to_go if self.moves_to_go else 30
+        reserve = min(1.0, left * 0.05)
+        usable = max(0.0, left - reserve)
+        soft = usable / max(1, moves) + inc * 0.8
+        soft = min(soft, usable * 0.4)
+        hard = min(usable * 0.6, soft * 3.0)
+        return max(soft, 0.01), max(hard, 0.02)
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """Progress of a search, reported after each completed iteration."""
+
+    depth: int
+    seldepth: int
+    score: int
+    nodes: int
+    time: float
+    pv: list[Move] = field(default_factory=list)
+    multipv: int = 1
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of a search: the move to play and what the engine saw.
+
+    ``score`` is in centi-men from the side to move's point of view (100 = one
+    man); a forced win scores ``MATE_SCORE - plies``, a forced loss the negation.
+    """
+
+    best_move: Move | None
+    score: int
+    depth: int
+    seldepth: int
+    nodes: int
+    time: float
+    pv: list[Move] = field(default_factory=list)
+
+    @property
+    def ponder(self) -> Move | None:
+        """The reply the engine expects (second move of the principal variation)."""
+        return self.pv[1] if len(self.pv) > 1 else None
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+    @property
+    def is_win(self) -> bool:
+        return self.score > MATE_THRESHOLD
+
+    @property
+    def is_loss(self) -> bool:
+        return self.score < -MATE_THRESHOLD
+
+    def score_text(self) -> str:
+        """The score for people: ``+0.35`` (men) or ``win in 7`` / ``loss in 4`` (plies)."""
+        return format_score(self.score)
+
+
+def format_score(score: int) -> str:
+    """``+0.35`` in men, or ``win in N``/``loss in N`` plies.
+
+    >>> format_score(135), format_score(MATE_SCORE - 7)
+    ('+1.35', 'win in 7')
+    """
+    if score > MATE_THRESHOLD:
+        return f"win in {MATE_SCORE - score}"
+    if score < -MATE_THRESHOLD:
+        return f"loss in {MATE_SCORE + score}"
+    return f"{score / 100:+.2f}"
+
+
+@dataclass(frozen=True)
+class Level:
+    """How a level weakens the engine: a depth cap, and a margin (centi-men)
+    within which a worse move may be picked at random."""
+
+    depth: int | None
+    margin: int
+    temperature: float
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(depth=1, margin=120, temperature=60.0),
+    2: Level(depth=2, margin=100, temperature=50.0),
+    3: Level(depth=3, margin=80, temperature=40.0),
+    4: Level(depth=4, margin=60, temperature=30.0),
+    5: Level(depth=5, margin=45, temperature=20.0),
+    6: Level(depth=6, margin=30, temperature=14.0),
+    7: Level(depth=8, margin=20, temperature=9.0),
+    8: Level(depth=10, margin=10, temperature=5.0),
+    9: Level(depth=14, margin=4, temperature=2.0),
+    10: Level(depth=None, margin=0, temperature=0.0),
+}
+"""Level 1 ("a beginner can win") to 10 (full strength)."""
+
+
+_loaded_variants: set[str] = set()
+
+
+def load_eval_weights(variant: Variant, path: str | None = None) -> dict[str, Any]:
+    """Loads the evaluation weights of ``variant`` into the core and returns them.
+
+    The weights come from ``damier/data/eval_<variant>.json`` unless ``path`` is given."""
+    if path is None:
+        text = resources.files("damier").joinpath("data", f"eval_{variant.name}.json").read_text()
+    else:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    data = json.loads(text)
+    from damier._core import EVAL_TERM_NAMES
+    terms = [int(data["terms"][name]) for name in EVAL_TERM_NAMES]
+    pst = [int(v) for v in data["squares"]]
+    set_eval_params(variant.index, terms, pst, int(data.get("tempo", 0)))
+    _loaded_variants.add(variant.name)
+    return data
+
+
+def _ensure_weights(variant: Variant) -> None:
+    if variant.name not in _loaded_variants:
+        load_eval_weights(variant)
+
+
+def evaluate(board: Board) -> int:
+    """The static evaluation of ``board`` (centi-men, side to move's view)."""
+    _ensure_weights(board.variant)
+    return evaluate_position(board)
+
+
+class Engine:
+    """damier's engine.
+
+    :param threads: search threads (the search is single-threaded for now; kept
+        for the interface).
+    :param hash_mb: transposition table size in MiB.
+    :param level: 1 (a beginner can win) to 10 (full strength).
+    :param seed: seed of the randomness used below level 10.
+    """
+
+    def __init__(self, *, threads: int = 1, hash_mb: int = 64, level: int = 10,
+                 seed: int | None = None) -> None:
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
+        if not 1 <= level <= 10:
+            raise ValueError(f"level must be between 1 and 10, got {level}")
+        self.threads = threads
+        self.hash_mb = hash_mb
+        self.level = level
+        self._core = SearchCore(hash_mb)
+        self._lock = threading.Lock()
+        self._random = random.Random(seed)
+
+    # -- control -----------------------------------------------------------------
+
+    def set_hash(self, hash_mb: int) -> None:
+        """Resizes the transposition table (clears it)."""
+        with self._lock:
+            self._core.set_hash(hash_mb)
+            self.hash_mb = hash_mb
+
+    def set_level(self, level: int) -> None:
+        if not 1 <= level <= 10:
+            raise ValueError(f"level must be between 1 and 10, got {level}")
+        self.level = level
+
+    def new_game(self) -> None:
+        """Forgets what was learnt in the previous game."""
+        with self._lock:
+            self._core.clear()
+
+    def stop(self) -> None:
+        """Stops the running search as soon as possible (from any thread)."""
+        self._core.stop()
+
+    # -- searching -----------------------------------------------------------------
+
+    def search(self, board: Board, *, depth: int | None = None, nodes: int | None = None,
+               movetime: float | None = None, clock: Clock | None = None,
+               info: Callable[[SearchInfo], Any] | None = None,
+               infinite: bool = False) -> SearchResult:
+        """Searches ``board`` and returns the move to play.
+
+        Limits: ``depth`` (plies), ``nodes``, ``movetime`` (seconds), ``clock``
+        (game clock; the engine budgets its time), ``infinite`` (until
+        :meth:`stop`). With no limit at all the search stops at depth 80 or a
+        forced result. ``info`` is called after each completed iteration.
+        """
+        results = self._run(board, multipv=1, depth=depth, nodes=nodes, movetime=movetime,
+                            clock=clock, info=info, infinite=infinite, weaken=True)
+        return results[0]
+
+    def analyse(self, board: Board, *, multipv: int = 1, depth: int | None = None,
+                nodes: int | None = None, movetime: float | None = None,
+                info: Callable[[SearchInfo], Any] | None = None,
+                infinite: bool = False) -> list[SearchResult]:
+        """The best ``multipv`` moves with their scores and lines, best first
+        (always at full strength)."""
+        if multipv < 1:
+            raise ValueError("multipv must be at least 1")
+        return self._run(board, multipv=multipv, depth=depth, nodes=nodes, movetime=movetime,
+                         clock=None, info=info, infinite=infinite, weaken=False)
+
+    # -- internals -------------------------------------------------------------------
+
+    def _history(self, board: Board) -> tuple[list[int], int, int]:
+        snapshots = board._snapshots
+        rev = 0
+        for snap in reversed(snapshots[1:]):
+            if not snap.king_move:
+                break
+            rev += 1
+        keys = [snap.key for snap in snapshots[len(snapshots) - 1 - rev:len(snapshots) - 1]]
+        limit = board.rules.king_moves_limit
+        return keys, rev, (2 * limit if limit else 0)
+
+    def _run(self, board: Board, *, multipv: int, depth: int | None, nodes: int | None,
+             movetime: float | None, clock: Clock | None,
+             info: Callable[[SearchInfo], Any] | None, infinite: bool,
+             weaken: bool) -> list[SearchResult]:
+        if not isinstance(board, Board):
+            raise TypeError(f"expected a damier.Board, not {type(board).__name__}")
+        for name, value in (("depth", depth), ("nodes", nodes)):
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if movetime is not None and movetime <= 0:
+            raise ValueError("movetime must be positive")
+        _ensure_weights(board.variant)
+        level = LEVELS[self.level] if weaken else LEVELS[10]
+        if level.depth is not None:
+            depth = min(depth, level.depth) if depth is not None else level.depth
+        if level.margin and multipv == 1:
+            multipv = 64
+
+        with self._lock:
+            start = time.monotonic()
+            keys, rev, king_draw = self._history(board)
+            core = self._core
+            n = core.new_search(board, keys, rev, king_draw)
+            root_moves = core.root_moves()
+            if n == 0:
+                return [SearchResult(None, -MATE_SCORE, 0, 0, 0, 0.0, [])]
+            soft = hard = None
+            if movetime is not None:
+                soft = hard = movetime
+            elif clock is not None:
+                soft, hard = clock.budget(board.turn)
+            deadline = start + hard if hard is not None else 0.0
+            core.set_limits(nodes or 0, deadline)
+            max_depth = depth if depth is not None else INFINITE_DEPTH
+            multipv = min(multipv, n)
+
+            results: list[SearchResult] = []
+            skipped: list[int] = []
+            for pv_index in range(multipv):
+                core.set_skip(skipped)
+                best = self._iterate(core, root_moves, max_depth, start, soft, info,
+                                     pv_index + 1, infinite and multipv == 1, n - len(skipped))
+                if best is None:
+                    break
+                result, index = best
+                results.append(result)
+                skipped.append(index)
+                if core.stopped:
+                    break
+            if not results:
+                # Stopped before the first iteration finished: play the first legal move.
+                results = [SearchResult(root_moves[0], 0, 0, 0, core.nodes,
+                                        time.monotonic() - start, [root_moves[0]])]
+        results.sort(key=lambda r: -r.score)
+        if weaken and level.margin:
+            return [self._weakened_choice(results, level)]
+        return results
+
+    def _iterate(self, core: SearchCore, root_moves: list[Move], max_depth: int, start: float,
+                 soft: float | None, info: Callable[[SearchInfo], Any] | None, multipv: int,
+                 infinite: bool, candidates: int) -> tuple[SearchResult, int] | None:
+        best: tuple[SearchResult, int] | None = None
+        previous: int | None = None
+        for d in range(1, max_depth + 1):
+            alpha, beta = -MATE_SCORE - 1, MATE_SCORE + 1
+            window = 35
+            if previous is not None and d >= 5 and abs(previous) < MATE_THRESHOLD:
+                alpha, beta = previous - window, previous + window
+            while True:
+                score, index, pv, stopped = core.search(d, alpha, beta)
+                if stopped:
+                    break
+                if score <= alpha:
+                    alpha = max(-MATE_SCORE - 1, alpha - window * 4)
+                    window *= 4
+                elif score >= beta:
+                    beta = min(MATE_SCORE + 1, beta + window * 4)
+                    window *= 4
+                else:
+                    break
+            if stopped:
+                break
+            previous = score
+            elapsed = time.monotonic() - start
+            move = root_moves[index] if index >= 0 else (pv[0] if pv else None)
+            result = SearchResult(move, score, d, core.seldepth, core.nodes, elapsed, list(pv))
+            best = (result, index)
+            if info is not None:
+                info(SearchInfo(d, core.seldepth, score, core.nodes, elapsed, list(pv), multipv))
+            if candidates == 1 and not infinite and d >= 1:
+                break  # a single legal move: nothing to think about
+            if abs(score) > MATE_THRESHOLD and MATE_SCORE - abs(score) <= d and not infinite:
+                break
+            if soft is not None and not infinite and elapsed >= soft * 0.6:
+                break
+        if infinite and not core.stopped:
+            # An infinite search keeps the last result until stopped.
+            while not core.stopped:
+                time.sleep(0.005)
+        return best
+
+    def _weakened_choice(self, results: list[SearchResult], level: Level) -> SearchResult:
+        best = results[0]
+        if best.is_win or best.is_loss and all(r.is_loss for r in results):
+            return best
+        pool = [r for r in results if r.score >= best.score - level.margin and not r.is_loss]
+        if not pool:
+            return best
+        weights = [math.exp((r.score - best.score) / level.temperature) for r in pool]
+        return self._random.choices(pool, weights=weights, k=1)[0]
+
+
+def variants_with_weights() -> Iterable[str]:
+    """Variants whose evaluation weights ship with damier."""
+    return [name for name in VARIANTS
+            if resources.files("damier").joinpath("data", f"eval_{name}.json").is_file()]
