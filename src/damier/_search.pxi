@@ -2,6 +2,7 @@
 
 from libc.stdint cimport int16_t, int8_t, uint16_t, uint32_t, int32_t
 from libc.stdlib cimport calloc
+from libc.math cimport log
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -9,6 +10,7 @@ DEF INF = 32000
 DEF MATE = 31000
 DEF MATE_BOUND = 30000     # |score| above this is a forced win/loss
 DEF MAXPLY = 96
+DEF DEFAULT_LMR_DIVISOR = 1.8
 DEF NPST = 50
 DEF NTERMS = 9             # terms besides the man table (see EVAL_TERM_NAMES)
 
@@ -223,6 +225,17 @@ ctypedef struct Searcher:
     int root_skip[MAXMOVES]  # root moves left out (multi-PV)
     int root_score[MAXMOVES]
     int root_best
+    int lmr[64][64]          # late-move reductions by depth and move number
+
+
+cdef void fill_lmr(int (*table)[64], double divisor) noexcept nogil:
+    cdef int d, k
+    for d in range(64):
+        for k in range(64):
+            if d < 1 or k < 1:
+                table[d][k] = 0
+            else:
+                table[d][k] = <int>(0.4 + log(d) * log(k) / divisor)
 
 
 cdef inline double now_seconds() noexcept nogil:
@@ -403,12 +416,12 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
             score = -pvs(s, &child, ckey, -beta, -alpha, newdepth, ply + 1, crev, is_pv)
         else:
             reduction = 0
-            if depth >= 3 and k >= 3 and not m.ncap and not is_pv:
-                reduction = 1
-                if k >= 8 and depth >= 5:
-                    reduction = 2
-            elif depth >= 3 and k >= 5 and not m.ncap:
-                reduction = 1
+            if depth >= 3 and k >= 2 and not m.ncap:
+                reduction = s.lmr[depth if depth < 64 else 63][k if k < 64 else 63]
+                if is_pv and reduction > 0:
+                    reduction -= 1
+                if reduction >= newdepth:
+                    reduction = newdepth - 1
             score = -pvs(s, &child, ckey, -alpha - 1, -alpha, newdepth - reduction, ply + 1, crev, 0)
             if score > alpha and reduction:
                 score = -pvs(s, &child, ckey, -alpha - 1, -alpha, newdepth, ply + 1, crev, 0)
@@ -424,10 +437,11 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
             best_i = bi
             if score > alpha:
                 alpha = score
-                s.pv[ply][0] = m[0]
-                for i in range(s.pvlen[ply + 1]):
-                    s.pv[ply][i + 1] = s.pv[ply + 1][i]
-                s.pvlen[ply] = s.pvlen[ply + 1] + 1
+                if is_pv:
+                    s.pv[ply][0] = m[0]
+                    for i in range(s.pvlen[ply + 1]):
+                        s.pv[ply][i + 1] = s.pv[ply + 1][i]
+                    s.pvlen[ply] = s.pvlen[ply + 1] + 1
                 if ply == 0:
                     s.root_best = bi
                 if score >= beta:
@@ -479,6 +493,13 @@ cdef class SearchCore:
             raise MemoryError()
         self.tt = NULL
         self.set_hash(hash_mb)
+        fill_lmr(self.s.lmr, DEFAULT_LMR_DIVISOR)
+
+    def set_lmr(self, double divisor):
+        """Late-move reductions: ``log(depth) * log(move number) / divisor`` plies."""
+        if divisor <= 0:
+            raise ValueError("divisor must be positive")
+        fill_lmr(self.s.lmr, divisor)
 
     def __dealloc__(self):
         if self.s != NULL:
