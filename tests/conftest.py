@@ -1,29 +1,61 @@
-"""Shared test configuration: the reference-data directory and test markers.
+"""Shared test configuration: the published reference data and test markers.
 
-The published reference tables (``perft.txt``, ``rules.txt``) live outside the
-repository, in ``shared/reference/`` beside the checkout (CI clones the
-repository next to ``shared/``). Tests that need them skip with a clear reason
-when the directory is missing.
+The reference tables (``perft.txt``, ``rules.txt``; see their header comments
+for sources and format) live outside the repository, in ``shared/reference/``
+beside the checkout (CI clones the repository next to ``shared/``). Tests that
+need them skip with a clear reason when they are missing.
+
+Tests get the data through parametrized arguments generated here:
+
+* ``perft_case``: a :class:`PerftCase` per (position, depth) of ``perft.txt``
+  whose published leaf count is at most :data:`MAX_PERFT_LEAVES`; the cases
+  above :data:`SLOW_PERFT_LEAVES` carry the ``slow`` marker (still run by
+  default).
+* ``perft_line``: a :class:`PerftLine` per line of ``perft.txt``.
+* ``rule_case``: a :class:`RuleCase` per line of ``rules.txt``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "shared" / "reference"
-MISSING_REFERENCE = (
-    f"reference data not found at {REFERENCE_DIR} (shared/reference/ must sit beside the "
-    "repository checkout)"
-)
+
+MAX_PERFT_LEAVES = 10**9
+SLOW_PERFT_LEAVES = 10**7
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "slow: a test taking a second or more (still run by default; deselect with -m 'not slow')",
-    )
+def _missing(name: str) -> str:
+    return (f"reference data {name} not found in {REFERENCE_DIR} (shared/reference/ must sit "
+            "beside the repository checkout)")
+
+
+class PerftLine(NamedTuple):
+    variant: str
+    name: str
+    fen: str | None
+    """The FEN, or None for the variant's initial position (``initial`` in the file)."""
+    counts: tuple[int, ...]
+    """Published leaf counts for depth 1, 2, 3, ..."""
+
+
+class PerftCase(NamedTuple):
+    variant: str
+    name: str
+    fen: str | None
+    depth: int
+    leaves: int
+
+
+class RuleCase(NamedTuple):
+    fen: str
+    rule: str
+    moves: tuple[str, ...]
+    """The complete list of legal moves, as printed in the file."""
 
 
 def reference_lines(name: str) -> list[str] | None:
@@ -36,9 +68,84 @@ def reference_lines(name: str) -> list[str] | None:
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
+def perft_lines() -> list[PerftLine] | None:
+    lines = reference_lines("perft.txt")
+    if lines is None:
+        return None
+    result = []
+    for line in lines:
+        variant, name, fen, counts = line.split(";")
+        result.append(PerftLine(variant.strip(), name.strip(),
+                                None if fen.strip() == "initial" else fen.strip(),
+                                tuple(int(c) for c in counts.split(","))))
+    return result
+
+
+def rule_cases() -> list[RuleCase] | None:
+    lines = reference_lines("rules.txt")
+    if lines is None:
+        return None
+    result = []
+    for line in lines:
+        fen, rule, moves = line.split(";")
+        result.append(RuleCase(fen.strip(), rule.strip(), tuple(moves.split())))
+    return result
+
+
+def _skip_param(name: str) -> list:
+    return [pytest.param(None, id="missing-reference",
+                         marks=pytest.mark.skip(reason=_missing(name)))]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "slow: a test taking about a second or more (run by default; deselect with -m 'not slow')",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "perft_case" in metafunc.fixturenames:
+        lines = perft_lines()
+        if lines is None:
+            params = _skip_param("perft.txt")
+        else:
+            params = []
+            for line in lines:
+                for depth, leaves in enumerate(line.counts, start=1):
+                    if leaves > MAX_PERFT_LEAVES:
+                        continue
+                    marks = [pytest.mark.slow] if leaves > SLOW_PERFT_LEAVES else []
+                    params.append(pytest.param(
+                        PerftCase(line.variant, line.name, line.fen, depth, leaves),
+                        id=f"{line.variant}-{line.name}-d{depth}", marks=marks))
+        metafunc.parametrize("perft_case", params)
+    if "perft_line" in metafunc.fixturenames:
+        lines = perft_lines()
+        params = (_skip_param("perft.txt") if lines is None else
+                  [pytest.param(line, id=f"{line.variant}-{line.name}") for line in lines])
+        metafunc.parametrize("perft_line", params)
+    if "rule_case" in metafunc.fixturenames:
+        cases = rule_cases()
+        params = (_skip_param("rules.txt") if cases is None else
+                  [pytest.param(case, id=f"{number}-" + re.sub(r"\W+", "-", case.rule[:40]).strip("-"))
+                   for number, case in enumerate(cases, start=1)])
+        metafunc.parametrize("rule_case", params)
+
+
+@pytest.fixture(scope="session")
+def perft_table() -> dict[tuple[str, str], PerftLine]:
+    """``perft.txt`` by ``(variant, name)`` (skips when missing)."""
+    lines = perft_lines()
+    if lines is None:
+        pytest.skip(_missing("perft.txt"))
+    return {(line.variant, line.name): line for line in lines}
+
+
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
     """The directory of the published reference tables (skips when missing)."""
     if not REFERENCE_DIR.is_dir():
-        pytest.skip(MISSING_REFERENCE)
+        pytest.skip(f"reference data not found: {REFERENCE_DIR} is missing (shared/reference/ "
+                    "must sit beside the repository checkout)")
     return REFERENCE_DIR

@@ -25,7 +25,7 @@ from typing import Any
 from damier._core import CoreBoard, Move
 from damier.errors import IllegalMoveError, InvalidFenError
 from damier.fen import format_fen, parse_fen
-from damier.notation import move_text, parse_move_text
+from damier.notation import illegal_move_message, move_text, parse_move_text
 from damier.outcome import Outcome, Snapshot, adjudicate, compute_outcome, draw_offer_allowed
 from damier.piece import BLACK, WHITE, Color, Piece
 from damier.rules import Rules
@@ -152,10 +152,12 @@ class Board(CoreBoard):
         huffable = self._huffable_after(move) if self.rules.huff else frozenset()
         result = self._push_legal(move)
         if result is None:
-            legal = self.legal_moves
-            listing = ", ".join(sorted(move_text(m, legal) for m in legal)) or "none"
-            raise IllegalMoveError(
-                f"illegal move {move_text(move, ())}: legal moves are {listing}")
+            text = "x".join(map(str, move.path)) if move.has_path else (
+                f"{move.from_square}x{move.to_square} capturing "
+                + ",".join(map(str, move.captures)))
+            if not move.is_capture:
+                text = move_text(move, ())
+            raise IllegalMoveError(illegal_move_message(text, self.legal_moves, self.variant))
         played, (king_move, capture, promotion) = result
         self._snapshots.append(self._snapshot(king_move and not capture, capture, promotion))
         self._actions.append(("move", self._huffable))

@@ -31,7 +31,7 @@ from damier._core import Move
 from damier.errors import AmbiguousMoveError, IllegalMoveError
 from damier.variants import Variant
 
-__all__ = ["move_text", "parse_move_text", "parse_square"]
+__all__ = ["move_text", "parse_move_text", "parse_square", "illegal_move_message"]
 
 _SEPARATORS = re.compile(r"\s*([-x×:])\s*")
 _ANNOTATION = re.compile(r"[!?+#*]+$")
@@ -111,6 +111,11 @@ def parse_move_text(text: str, legal_moves: Sequence[Move], variant: Variant) ->
         candidates = [m for m in legal_moves if m.from_square == first and m.to_square == last]
         if capture_sign:
             candidates = [m for m in candidates if m.is_capture]
+            # "24x1" is also the full path of a single jump from 24 to 1: when a
+            # longer capture shares its ends, the text names the single jump.
+            single = [m for m in candidates if len(m.captures) == 1]
+            if len(candidates) > 1 and len(single) == 1:
+                candidates = single
         elif any(not m.is_capture for m in candidates):
             candidates = [m for m in candidates if not m.is_capture]
     else:
@@ -129,7 +134,7 @@ def parse_move_text(text: str, legal_moves: Sequence[Move], variant: Variant) ->
         raise AmbiguousMoveError(
             f"ambiguous move {raw!r}: it matches {_listing(candidates, legal_moves)}; "
             f"write the full path")
-    raise IllegalMoveError(_illegal_message(raw, legal_moves, variant))
+    raise IllegalMoveError(illegal_move_message(raw, legal_moves, variant))
 
 
 def _is_subsequence(squares: Sequence[int], path: Sequence[int]) -> bool:
@@ -137,7 +142,9 @@ def _is_subsequence(squares: Sequence[int], path: Sequence[int]) -> bool:
     return all(any(s == p for p in it) for s in squares)
 
 
-def _illegal_message(raw: str, legal_moves: Sequence[Move], variant: Variant) -> str:
+def illegal_move_message(raw: str, legal_moves: Sequence[Move], variant: Variant) -> str:
+    """The message of an :class:`IllegalMoveError` for the move written ``raw``:
+    the legal moves, and why a capture is compulsory when it is."""
     if not legal_moves:
         return f"illegal move {raw!r}: the side to move has no legal moves"
     listing = _listing(legal_moves, legal_moves)
