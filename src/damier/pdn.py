@@ -1,0 +1,1318 @@
+"""PDN: draughts games as trees, read from and written to Portable Draughts Notation.
+
+The API follows python-chess's ``chess.pgn``: a :class:`Game` is the root
+:class:`GameNode` of a tree of moves; each node's ``variations`` are its
+continuations, the first one being the main line.
+
+>>> from damier.pdn import read_game, write_game
+>>> game = read_game('''
+... [Event "Example"]
+... [White "A"] [Black "B"] [Result "2-0"]
+... 1. 32-28 19-23 2. 28x19 {forced} 14x23 (2... 13x24 $2) 3. 33-28 2-0
+... ''')
+>>> game.headers["Event"], game.variant.name
+('Example', 'international')
+>>> [node.notation() for node in game.mainline()][:3]
+['32-28', '19-23', '28x19']
+>>> node = game.next().next().next()
+>>> node.comment, node.variations[1].nags
+('forced', {2})
+>>> print(write_game(game), end="")
+[Event "Example"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "A"]
+[Black "B"]
+[Result "2-0"]
+[GameType "20"]
+<BLANKLINE>
+1. 32-28 19-23 2. 28x19 {forced} 2... 14x23 (2... 13x24 $2) 3. 33-28 2-0
+
+Reading
+-------
+:func:`read_games` and :func:`read_game` read a path, a text or binary stream,
+or a string of PDN text. They understand tag pairs (``[Event "..."]``, with
+``\\"`` and ``\\\\`` escapes), ``{comments}`` over several lines, ``;`` comments
+to the end of the line, lines starting with ``%`` (skipped), NAGs ``$n``, the
+move marks ``!`` ``?`` ``!!`` ``??`` ``!?`` ``?!`` (kept as NAGs 1 to 6, like
+python-chess), move numbers (``1.``, ``1...``, also glued to the move:
+``1.32-28``), nested variations ``( ... )``, a ``[FEN "..."]`` set-up (with or
+without ``[SetUp "1"]``), and moves in short form, as a full or partial capture
+path, in Hub style, with ``-``, ``x`` or ``:`` separators, or (8x8 boards) in
+algebraic form (``c3-d4``).
+
+The variant is the ``variant=`` argument if given, else the ``GameType`` tag
+(its first number: ``"20,W,10,10,N2,0"`` is International), else International.
+GameTypes 20 (International), 21 (English), 25 (Russian) and 26 (Brazilian) are
+supported.
+
+Result tokens: ``2-0``, ``0-2``, ``1-1``, ``0-0`` (International style), ``1-0``,
+``0-1``, ``1/2-1/2``, ``½-½`` and ``*`` are accepted in every variant; a result
+token at the top level ends the game. ``2-1`` and ``1-2`` are *not* result
+tokens (no GameType defines them): they read as moves, and being illegal
+they are reported as such.
+
+A bad game raises :class:`damier.errors.PdnError` whose message names the game
+number, the line and the offending token, e.g. ``game 2, line 14: illegal move
+"32-27": legal moves are ...``; the exception's ``game``, ``line`` and ``token``
+attributes hold the same. With ``skip_errors=True`` bad games are skipped and
+their errors are collected in the ``errors`` list (or the reader's
+``errors`` attribute). Problems that do not stop a game from being read (a
+result token that contradicts the ``Result`` tag, a repeated tag, an empty
+variation) are recorded in :attr:`Game.errors`.
+
+Writing
+-------
+:func:`write_game` (and ``str(game)``) writes the seven standard tags (Event,
+Site, Date, Round, White, Black, Result; ``"?"``, ``"????.??.??"`` and ``"*"``
+when missing), then ``GameType`` (always), then ``FEN`` (when the game does not
+start from the variant's standard position), then the other tags; then the
+movetext: move numbers (``12... 19x28`` after an interruption), comments,
+NAGs as ``$n``, variations in parentheses, lines wrapped at ``columns``, and the
+result token. Results are written in the variant's customary form:
+International, Brazilian and Russian ``2-0``, ``0-2``, ``1-1``; English ``1-0``,
+``0-1``, ``1/2-1/2`` (``0-0`` and ``*`` everywhere); the ``Result`` tag is
+converted the same way. Comments lose any ``}`` (a PDN comment cannot hold
+one) and surrounding whitespace.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, Union
+
+from damier.errors import AmbiguousMoveError, IllegalMoveError, InvalidFenError, PdnError
+from damier.fen import parse_fen
+from damier.variants import Variant, get_variant, variant_for_game_type
+
+if TYPE_CHECKING:
+    from damier import Board, Move
+
+__all__ = [
+    "Game",
+    "GameNode",
+    "Headers",
+    "Mainline",
+    "GameReader",
+    "read_games",
+    "read_game",
+    "write_game",
+    "result_for_variant",
+    "NAG_GOOD_MOVE",
+    "NAG_MISTAKE",
+    "NAG_BRILLIANT_MOVE",
+    "NAG_BLUNDER",
+    "NAG_SPECULATIVE_MOVE",
+    "NAG_DUBIOUS_MOVE",
+    "TAG_ROSTER",
+]
+
+NAG_GOOD_MOVE = 1
+NAG_MISTAKE = 2
+NAG_BRILLIANT_MOVE = 3
+NAG_BLUNDER = 4
+NAG_SPECULATIVE_MOVE = 5
+NAG_DUBIOUS_MOVE = 6
+
+MOVE_MARKS = {"!": NAG_GOOD_MOVE, "?": NAG_MISTAKE, "!!": NAG_BRILLIANT_MOVE,
+              "??": NAG_BLUNDER, "!?": NAG_SPECULATIVE_MOVE, "?!": NAG_DUBIOUS_MOVE}
+
+TAG_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+"""The seven standard tags, in the order they are written."""
+
+_TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?",
+                 "White": "?", "Black": "?", "Result": "*"}
+
+# -- results ---------------------------------------------------------------------
+
+_CANONICAL_RESULT = {"2-0": "1-0", "1-0": "1-0", "0-2": "0-1", "0-1": "0-1",
+                     "1-1": "1/2-1/2", "1/2-1/2": "1/2-1/2", "½-½": "1/2-1/2",
+                     "0-0": "0-0", "*": "*"}
+_TEN_BY_TEN_STYLE = {"1-0": "2-0", "0-1": "0-2", "1/2-1/2": "1-1", "0-0": "0-0", "*": "*"}
+
+
+def result_for_variant(result: str, variant: Variant | str) -> str | None:
+    """``result`` (any accepted result token) in ``variant``'s customary form,
+    or None when ``result`` is not a result token.
+
+    >>> result_for_variant("1-0", "international"), result_for_variant("1-1", "english")
+    ('2-0', '1/2-1/2')
+    >>> result_for_variant("2-1", "russian") is None
+    True
+    """
+    canonical = _CANONICAL_RESULT.get(result.strip())
+    if canonical is None:
+        return None
+    if get_variant(variant).name == "english":
+        return canonical
+    return _TEN_BY_TEN_STYLE[canonical]
+
+
+# -- headers ---------------------------------------------------------------------
+
+_TAG_NAME_RE = re.compile(r"[A-Za-z0-9_]+\Z")
+
+
+class Headers(MutableMapping[str, str]):
+    """The tag pairs of a game: a dict whose iteration lists the seven standard
+    tags first (in :data:`TAG_ROSTER` order), then the others in insertion order.
+
+    >>> h = Headers({"GameType": "21", "White": "X"})
+    >>> h["Event"] = "?"
+    >>> list(h)
+    ['Event', 'White', 'GameType']
+    """
+
+    def __init__(self, data: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+                 **kwargs: str) -> None:
+        self._tags: dict[str, str] = {}
+        if data is not None:
+            self.update(data)
+        self.update(kwargs)
+
+    def __getitem__(self, key: str) -> str:
+        return self._tags[key]
+
+    def __setitem__(self, key: str, value: str) -> None:
+        if not isinstance(key, str) or not _TAG_NAME_RE.match(key):
+            raise ValueError(f"bad tag name {key!r}: use letters, digits and underscores")
+        if not isinstance(value, str):
+            raise TypeError(f"tag values are str, not {type(value).__name__} (tag {key})")
+        self._tags[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._tags[key]
+
+    def __len__(self) -> int:
+        return len(self._tags)
+
+    def __iter__(self) -> Iterator[str]:
+        for name in TAG_ROSTER:
+            if name in self._tags:
+                yield name
+        for name in self._tags:
+            if name not in TAG_ROSTER:
+                yield name
+
+    def copy(self) -> "Headers":
+        return Headers(self)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.items())
+        return f"Headers({inner})"
+
+
+def _game_type_variant(value: str) -> Variant:
+    m = re.match(r"\s*(\d+)", value)
+    if m is None:
+        raise ValueError(f'unknown GameType "{value}": expected a number such as 20 (International), '
+                         "21 (English), 25 (Russian) or 26 (Brazilian)")
+    try:
+        return variant_for_game_type(int(m.group(1)))
+    except ValueError as err:
+        raise ValueError(f'unknown GameType "{value}": {err}') from None
+
+
+def _same_position(fen: str, variant: Variant) -> bool:
+    try:
+        return parse_fen(fen, variant) == parse_fen(variant.initial_fen, variant)
+    except InvalidFenError:
+        return False
+
+
+# -- the tree --------------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+class Mainline(Generic[T]):
+    """A view of the main line after a node (nodes or moves); iterable,
+    reversible and sized. It follows later changes to the tree."""
+
+    def __init__(self, start: "GameNode", f: Callable[["GameNode"], T]) -> None:
+        self.start = start
+        self._f = f
+
+    def _nodes(self) -> Iterator["GameNode"]:
+        node = self.start
+        while node.variations:
+            node = node.variations[0]
+            yield node
+
+    def __iter__(self) -> Iterator[T]:
+        return (self._f(node) for node in self._nodes())
+
+    def __reversed__(self) -> Iterator[T]:
+        return reversed([self._f(node) for node in self._nodes()])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._nodes())
+
+    def __bool__(self) -> bool:
+        return bool(self.start.variations)
+
+    def __getitem__(self, index: int) -> T:
+        return list(self)[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mainline):
+            return list(self) == list(other)
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"<Mainline of {len(self)} after {self.start!r}>"
+
+
+class GameNode:
+    """A node of a game tree: the move that leads to it and what follows.
+
+    :attr:`move` is None only for the root (the :class:`Game`).
+    :attr:`comment` is the comment after the move, :attr:`starting_comment`
+    the comment before the move of a node that starts a variation; comments
+    before a game's first move belong to the game (``game.comment``).
+    """
+
+    def __init__(self, parent: "GameNode | None" = None, move: "Move | None" = None, *,
+                 comment: str = "", starting_comment: str = "", nags: Iterable[int] = ()) -> None:
+        self.parent = parent
+        self.move = move
+        self.variations: list[GameNode] = []
+        self.comment = comment
+        self.starting_comment = starting_comment
+        self.nags: set[int] = set(nags)
+
+    # -- navigation ---------------------------------------------------------------
+
+    def game(self) -> "Game":
+        """The root of the tree."""
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node  # type: ignore[return-value]
+
+    root = game
+
+    def ply(self) -> int:
+        """Number of moves from the game's start position to this node."""
+        n = 0
+        node = self
+        while node.parent is not None:
+            n += 1
+            node = node.parent
+        return n
+
+    def board(self) -> "Board":
+        """A new :class:`~damier.Board` with the position after this node's move
+        (its move stack holds the moves from the game's start)."""
+        moves = []
+        node = self
+        while node.parent is not None:
+            moves.append(node.move)
+            node = node.parent
+        board = node._start_board()  # type: ignore[attr-defined]
+        for move in reversed(moves):
+            board.push(move)
+        return board
+
+    def turn(self) -> bool:
+        """The side to move after this node (True = White)."""
+        return self.game().start_turn() ^ (self.ply() % 2 == 1)
+
+    def notation(self) -> str:
+        """This node's move in standard notation (in the parent's position)."""
+        if self.parent is None or self.move is None:
+            raise ValueError("the root of a game has no move")
+        return self.parent.board().notation(self.move)
+
+    def next(self) -> "GameNode | None":
+        """The main continuation, or None at the end of a line."""
+        return self.variations[0] if self.variations else None
+
+    def end(self) -> "GameNode":
+        """The last node of the main line from here."""
+        node = self
+        while node.variations:
+            node = node.variations[0]
+        return node
+
+    def is_end(self) -> bool:
+        return not self.variations
+
+    def mainline(self) -> Mainline["GameNode"]:
+        """The nodes of the main line after this node."""
+        return Mainline(self, lambda node: node)
+
+    def mainline_moves(self) -> Mainline["Move"]:
+        """The moves of the main line after this node."""
+        return Mainline(self, lambda node: node.move)
+
+    def is_main_variation(self) -> bool:
+        """Whether this node is the first continuation of its parent (or the root)."""
+        return self.parent is None or self.parent.variations[0] is self
+
+    def is_mainline(self) -> bool:
+        """Whether this node is on the game's main line."""
+        node = self
+        while node.parent is not None:
+            if node.parent.variations[0] is not node:
+                return False
+            node = node.parent
+        return True
+
+    def starts_variation(self) -> bool:
+        """Whether this node's move is an alternative to its parent's main continuation."""
+        return self.parent is not None and not self.is_main_variation()
+
+    # -- variations -----------------------------------------------------------------
+
+    def _resolve(self, move: "Move | str") -> "Move":
+        if isinstance(move, str):
+            return self.board().parse_move(move)
+        return move
+
+    def variation(self, move: "Move | str | int") -> "GameNode":
+        """The child for ``move`` (a Move, move text, or an index)."""
+        if isinstance(move, int):
+            return self.variations[move]
+        move = self._resolve(move)
+        for child in self.variations:
+            if child.move == move:
+                return child
+        raise KeyError(f"no variation for {move!r}")
+
+    def has_variation(self, move: "Move | str") -> bool:
+        try:
+            self.variation(move)
+        except (KeyError, ValueError):
+            return False
+        return True
+
+    def add_variation(self, move: "Move | str", *, comment: str = "", starting_comment: str = "",
+                      nags: Iterable[int] = ()) -> "GameNode":
+        """Adds a continuation (last among the variations) and returns its node.
+
+        ``move`` may be move text, read in this node's position; a Move is
+        taken as given (not checked for legality).
+        """
+        node = GameNode(self, self._resolve(move), comment=comment,
+                        starting_comment=starting_comment, nags=nags)
+        self.variations.append(node)
+        return node
+
+    def add_main_variation(self, move: "Move | str", *, comment: str = "",
+                           nags: Iterable[int] = ()) -> "GameNode":
+        """Adds a continuation as the new main line and returns its node."""
+        node = GameNode(self, self._resolve(move), comment=comment, nags=nags)
+        self.variations.insert(0, node)
+        return node
+
+    def add_line(self, moves: Iterable["Move | str"], *, comment: str = "",
+                 starting_comment: str = "", nags: Iterable[int] = ()) -> "GameNode":
+        """Adds a line of moves from here and returns its last node; ``comment``
+        and ``nags`` go to the last node, ``starting_comment`` to the first.
+
+        Move texts are read along the line, so each is checked in its position.
+        """
+        node = self
+        board = None
+        first = True
+        for move in moves:
+            if isinstance(move, str):
+                if board is None:
+                    board = node.board()
+                move = board.parse_move(move)
+            if board is not None:
+                board.push(move)
+            node = node.add_variation(move, starting_comment=starting_comment if first else "")
+            first = False
+        node.comment = comment
+        node.nags.update(nags)
+        return node
+
+    def promote_to_main(self, move: "Move | str") -> None:
+        """Makes the variation for ``move`` the main line."""
+        child = self.variation(move)
+        self.variations.remove(child)
+        self.variations.insert(0, child)
+
+    def promote(self, move: "Move | str") -> None:
+        """Moves the variation for ``move`` one place up."""
+        child = self.variation(move)
+        i = self.variations.index(child)
+        if i > 0:
+            self.variations[i - 1], self.variations[i] = self.variations[i], self.variations[i - 1]
+
+    def demote(self, move: "Move | str") -> None:
+        """Moves the variation for ``move`` one place down."""
+        child = self.variation(move)
+        i = self.variations.index(child)
+        if i < len(self.variations) - 1:
+            self.variations[i + 1], self.variations[i] = self.variations[i], self.variations[i + 1]
+
+    def remove_variation(self, move: "Move | str") -> None:
+        """Removes the variation for ``move`` (and everything after it)."""
+        self.variations.remove(self.variation(move))
+
+    def __repr__(self) -> str:
+        if self.move is None:
+            return f"<{type(self).__name__} at {id(self):#x}>"
+        return f"<GameNode at {id(self):#x} (ply {self.ply()}: {self.move!r})>"
+
+
+class Game(GameNode):
+    """The root of a game tree, with the game's tag pairs.
+
+    ``Game()`` starts with the seven standard tags at their defaults and the
+    ``GameType`` of ``variant``; ``Game(headers)`` keeps exactly the tags given
+    (this is what the reader does). The variant is ``variant`` if given, else
+    the ``GameType`` tag, else International.
+
+    >>> game = Game(variant="english")
+    >>> dict(game.headers)["GameType"], game.variant.title
+    ('21', 'English')
+    >>> node = game.add_line(["11-15", "23-19"])
+    >>> print(game)  # doctest: +ELLIPSIS
+    [Event "?"]
+    ...
+    [GameType "21"]
+    <BLANKLINE>
+    1. 11-15 23-19 *
+    <BLANKLINE>
+    """
+
+    def __init__(self, headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None, *,
+                 variant: Variant | str | None = None) -> None:
+        super().__init__()
+        if headers is None:
+            self.headers = Headers(_TAG_DEFAULTS)
+            self.headers["GameType"] = str(get_variant(variant or "international").game_type)
+        else:
+            self.headers = Headers(headers)
+        if variant is not None:
+            self.variant: Variant = get_variant(variant)
+        elif "GameType" in self.headers:
+            self.variant = _game_type_variant(self.headers["GameType"])
+        else:
+            self.variant = get_variant("international")
+        self.errors: list[PdnError] = []
+        """Problems found while reading that did not stop the game being read."""
+
+    def _start_board(self) -> "Board":
+        from damier.board import Board
+
+        fen = self.headers.get("FEN", "").strip()
+        return Board(fen or None, variant=self.variant)
+
+    def board(self) -> "Board":
+        """A new board with the game's start position."""
+        return self._start_board()
+
+    def start_turn(self) -> bool:
+        """The side to move in the start position."""
+        fen = self.headers.get("FEN", "").strip()
+        if not fen:
+            return self.variant.white_starts
+        return parse_fen(fen, self.variant)[0]
+
+    def setup(self, board_or_fen: "Board | str") -> None:
+        """Sets the start position (the ``FEN`` tag) from a board or a FEN.
+
+        A board also sets the game's variant. The ``FEN`` tag is removed when
+        the position is the variant's standard start.
+        """
+        if isinstance(board_or_fen, str):
+            fen = board_or_fen.strip()
+            parse_fen(fen, self.variant)
+        else:
+            self.variant = board_or_fen.variant
+            if "GameType" in self.headers:
+                try:
+                    same = _game_type_variant(self.headers["GameType"]) == self.variant
+                except ValueError:
+                    same = False
+                if not same:
+                    self.headers["GameType"] = str(self.variant.game_type)
+            fen = board_or_fen.fen(compact=True)
+        if _same_position(fen, self.variant):
+            self.headers.pop("FEN", None)
+        else:
+            self.headers["FEN"] = fen
+
+    @classmethod
+    def from_board(cls, board: "Board") -> "Game":
+        """A game with the moves of ``board``'s move stack, from its start position.
+
+        The ``Result`` tag is set when the board's game is over.
+        """
+        game = cls(variant=board.variant)
+        game.setup(board.root())
+        node: GameNode = game
+        for move in board.move_stack:
+            node = node.add_variation(move)
+        outcome = board.outcome()
+        if outcome is not None:
+            game.headers["Result"] = result_for_variant(outcome.result(), board.variant) or "*"
+        return game
+
+    def __str__(self) -> str:
+        return write_game(self)
+
+    def __repr__(self) -> str:
+        return (f"<Game at {id(self):#x} ({self.headers.get('White', '?')!r} vs. "
+                f"{self.headers.get('Black', '?')!r}, {self.variant.title})>")
+
+
+# -- reading: lines ------------------------------------------------------------------------
+
+
+class _Line(NamedTuple):
+    number: int
+    text: str
+    cookie: Any  # stream position of the line's start (only when tracking), else None
+    encoding: str | None  # for binary streams: how the line was decoded
+
+
+_LEFTOVERS: "weakref.WeakKeyDictionary[Any, list[str]]" = weakref.WeakKeyDictionary()
+
+
+def _decode(raw: bytes) -> tuple[str, str]:
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "latin-1"
+
+
+class _Source:
+    """Numbered lines of PDN text; lines can be given back."""
+
+    def __init__(self, stream: Any, *, track: bool = False) -> None:
+        self.stream = stream
+        self.track = track and _seekable(stream)
+        self.number = 0
+        self.pushback: list[_Line] = []
+        self.leftover: list[str] = []
+        if not self.track:
+            try:
+                self.leftover = _LEFTOVERS.pop(stream, [])
+            except TypeError:
+                pass
+
+    def readline(self) -> _Line | None:
+        if self.pushback:
+            return self.pushback.pop(0)
+        if self.leftover:
+            self.number += 1
+            return _Line(self.number, self.leftover.pop(0), None, None)
+        cookie = self.stream.tell() if self.track else None
+        raw = self.stream.readline()
+        if not raw:
+            return None
+        encoding = None
+        if isinstance(raw, bytes):
+            text, encoding = _decode(raw)
+        else:
+            text = raw
+        self.number += 1
+        if self.number == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+            if cookie is not None:
+                cookie = ("bom", cookie)
+        if text.endswith("\n"):
+            text = text[:-1]
+        if text.endswith("\r"):
+            text = text[:-1]
+        return _Line(self.number, text, cookie, encoding)
+
+    def unread(self, lines: list[_Line]) -> None:
+        self.pushback[:0] = lines
+
+
+def _seekable(stream: Any) -> bool:
+    try:
+        return bool(stream.seekable())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+# -- reading: tokens ------------------------------------------------------------------------
+
+
+class _Token(NamedTuple):
+    kind: str  # tag, comment, open, close, nag, mark, number, result, move
+    text: str
+    line: int
+    value: Any
+    where: tuple[_Line, int]
+
+
+class _SyntaxError(Exception):
+    def __init__(self, message: str, line: int, token: str | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.token = token
+
+
+_WS_RE = re.compile(r"\s*")
+_TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\]|\\.)*)"\s*\]')
+_TAG_OPEN_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\]|\\.)*)(")?\s*(\])?')
+_NUMBER_RE = re.compile(r"\d+\.+")
+_WORD_RE = re.compile(r"[^\s{}()\[\];$]+")
+_RESULT_RE = re.compile(r"(?:2-0|0-2|1-1|0-0|1-0|0-1|1/2-1/2|½-½|\*)\Z")
+_SQUARE = r"(?:\d+|[a-jA-J](?:10|[1-9]))"
+_MOVE_RE = re.compile(rf"({_SQUARE}(?:[-xX×:]{_SQUARE})+)([!?]*)\Z")
+_MARK_RE = re.compile(r"[!?]+\Z")
+_NAG_RE = re.compile(r"\$(\d+)")
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r'\\([\\"])', r"\1", value)
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class _Lexer:
+    def __init__(self, source: _Source) -> None:
+        self.source = source
+        self.current: _Line | None = None
+        self.pos = 0
+        self._peeked: _Token | None = None
+
+    @property
+    def text(self) -> str:
+        return self.current.text if self.current is not None else ""
+
+    def _advance_line(self) -> bool:
+        line = self.source.readline()
+        if line is None:
+            self.current = None
+            self.pos = 0
+            return False
+        self.current = line
+        self.pos = 0
+        return True
+
+    def peek(self) -> _Token | None:
+        if self._peeked is None:
+            self._peeked = self._scan()
+        return self._peeked
+
+    def next(self) -> _Token | None:
+        token = self.peek()
+        self._peeked = None
+        return token
+
+    def _scan(self) -> _Token | None:
+        while True:
+            if self.current is None or self.pos >= len(self.current.text):
+                if not self._advance_line():
+                    return None
+                if self.text.startswith("%"):
+                    self.pos = len(self.text)
+                    continue
+            text = self.text
+            self.pos = _WS_RE.match(text, self.pos).end()
+            if self.pos < len(text):
+                break
+        assert self.current is not None
+        line = self.current
+        start = self.pos
+        where = (line, start)
+        c = text[start]
+
+        if c == "[":
+            m = _TAG_RE.match(text, start)
+            if m is not None:
+                self.pos = m.end()
+                name, value = m.group(1), _unescape(m.group(2))
+                return _Token("tag", m.group(0), line.number, (name, value), where)
+            self.pos = len(text)
+            rest = text[start:].rstrip()
+            m = _TAG_OPEN_RE.match(text, start)
+            if m is not None and m.group(3) is None:
+                raise _SyntaxError(f"unterminated tag {rest}: the value has no closing quote "
+                                   "(a tag must fit on one line)", line.number, rest)
+            if m is not None and m.group(4) is None and not text[m.end():].strip():
+                raise _SyntaxError(f'unterminated tag {rest}: missing "]"', line.number, rest)
+            end = text.find("]", start)
+            bad = text[start:end + 1] if end >= 0 else rest
+            raise _SyntaxError(f'bad tag syntax {bad}: expected [Name "value"]', line.number, bad)
+
+        if c == "{":
+            end = text.find("}", start + 1)
+            if end >= 0:
+                self.pos = end + 1
+                return _Token("comment", text[start:end + 1], line.number,
+                              text[start + 1:end].strip(), where)
+            parts = [text[start + 1:]]
+            consumed: list[_Line] = []
+            while True:
+                nxt = self.source.readline()
+                if nxt is None:
+                    self.source.unread(consumed)
+                    self.current, self.pos = line, len(line.text)
+                    token = _shorten(text[start:], 20)
+                    raise _SyntaxError(f'unterminated comment: "{{" at line {line.number} is never '
+                                       'closed by "}"', line.number, token)
+                consumed.append(nxt)
+                end = nxt.text.find("}")
+                if end >= 0:
+                    parts.append(nxt.text[:end])
+                    self.current, self.pos = nxt, end + 1
+                    comment = "\n".join(parts)
+                    return _Token("comment", "{" + comment + "}", line.number, comment.strip(), where)
+                parts.append(nxt.text)
+
+        if c == ";":
+            self.pos = len(text)
+            return _Token("comment", text[start:], line.number, text[start + 1:].strip(), where)
+        if c == "(":
+            self.pos = start + 1
+            return _Token("open", "(", line.number, None, where)
+        if c == ")":
+            self.pos = start + 1
+            return _Token("close", ")", line.number, None, where)
+        if c == "$":
+            m = _NAG_RE.match(text, start)
+            if m is None:
+                bad = _WORD_RE.match(text, start + 1)
+                token = "$" + (bad.group(0) if bad else "")
+                self.pos = start + len(token)
+                raise _SyntaxError(f'bad NAG "{token}": expected $ and a number', line.number, token)
+            self.pos = m.end()
+            return _Token("nag", m.group(0), line.number, int(m.group(1)), where)
+        if c in "}]":
+            self.pos = start + 1
+            what = "comment" if c == "}" else "tag"
+            raise _SyntaxError(f'unexpected "{c}": no {what} is open', line.number, c)
+
+        m = _NUMBER_RE.match(text, start)
+        if m is not None:
+            self.pos = m.end()
+            return _Token("number", m.group(0), line.number, None, where)
+        m = _WORD_RE.match(text, start)
+        assert m is not None
+        word = m.group(0)
+        self.pos = m.end()
+        if _RESULT_RE.match(word):
+            return _Token("result", word, line.number, word, where)
+        mm = _MOVE_RE.match(word)
+        if mm is not None:
+            marks = mm.group(2)
+            if marks and marks not in MOVE_MARKS:
+                raise _SyntaxError(f'unknown move mark "{marks}" in "{word}" '
+                                   "(marks are ! ? !! ?? !? ?!)", line.number, word)
+            return _Token("move", word, line.number, (mm.group(1), MOVE_MARKS.get(marks)), where)
+        if _MARK_RE.match(word):
+            if word not in MOVE_MARKS:
+                raise _SyntaxError(f'unknown move mark "{word}" (marks are ! ? !! ?? !? ?!)',
+                                   line.number, word)
+            return _Token("mark", word, line.number, MOVE_MARKS[word], where)
+        raise _SyntaxError(f'unexpected token "{word}": not a move, move number, result, NAG, '
+                           "comment or variation", line.number, word)
+
+    def skip_game(self, in_tags: bool) -> None:
+        """Skips what is left of a bad game: to the next line that starts with '['."""
+        self._peeked = None
+        if self.current is None:
+            return
+        self.pos = len(self.text)  # drop the rest of the current line
+        skipping_tags = in_tags
+        while True:
+            if not self._advance_line():
+                return
+            starts_tag = self.text.lstrip().startswith("[")
+            if skipping_tags and starts_tag:
+                continue
+            skipping_tags = False
+            if starts_tag:
+                self.pos = 0
+                return
+
+    def resume_point(self) -> tuple[_Line, int] | None:
+        """Where the unread text starts (a line and a column), or None at a line end."""
+        if self._peeked is not None:
+            return self._peeked.where
+        if self.current is not None and self.pos < len(self.current.text):
+            return self.current, self.pos
+        return None
+
+
+# -- reading: games ------------------------------------------------------------------------
+
+
+class _GameError(Exception):
+    def __init__(self, message: str, line: int, token: str | None, *, in_tags: bool = False,
+                 at_next_game: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.token = token
+        self.in_tags = in_tags
+        self.at_next_game = at_next_game
+
+
+def _quote_move_message(message: str, text: str) -> str:
+    return message.replace(repr(text), f'"{text}"', 1)
+
+
+def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Game | None:
+    from damier.board import Board
+
+    warnings: list[PdnError] = []
+
+    def warn(message: str, line: int, token: str | None) -> None:
+        warnings.append(PdnError(f"game {game_no}, line {line}: {message}", game=game_no, line=line,
+                                 token=token))
+
+    def peek(in_tags: bool) -> _Token | None:
+        try:
+            return lexer.peek()
+        except _SyntaxError as err:
+            raise _GameError(err.message, err.line, err.token, in_tags=in_tags) from None
+
+    # tag pairs
+    tags: list[tuple[str, str, int]] = []
+    token = peek(True)
+    if token is None:
+        return None
+    while token is not None and token.kind == "tag":
+        lexer.next()
+        tags.append((token.value[0], token.value[1], token.line))
+        token = peek(True)
+
+    headers = Headers()
+    tag_lines: dict[str, int] = {}
+    for name, value, line in tags:
+        if name in headers:
+            warn(f'tag {name} appears twice: "{headers[name]}", then "{value}" (the last one counts)',
+                 line, name)
+        headers[name] = value
+        tag_lines[name] = line
+    at_next = token is not None and token.kind == "tag"
+
+    if variant_arg is not None:
+        variant = variant_arg
+    elif "GameType" in headers:
+        try:
+            variant = _game_type_variant(headers["GameType"])
+        except ValueError as err:
+            raise _GameError(str(err), tag_lines["GameType"], headers["GameType"],
+                             at_next_game=at_next) from None
+    else:
+        variant = get_variant("international")
+    game = Game(headers, variant=variant)
+    game.errors = warnings
+
+    fen = headers.get("FEN", "").strip()
+    try:
+        board = Board(fen or None, variant=variant)
+    except InvalidFenError as err:
+        raise _GameError(f'bad FEN "{fen}": {err}', tag_lines["FEN"], fen, at_next_game=at_next) from None
+
+    # movetext
+    node: GameNode = game
+    stack: list[tuple[GameNode, Any, int, bool]] = []  # (node, board, line of "(", variation_start)
+    variation_start = False
+    start_comments: list[str] = []
+    while True:
+        token = peek(False)
+        if token is None:
+            break
+        if token.kind == "tag":
+            break
+        lexer.next()
+        kind = token.kind
+        if kind == "move":
+            text, mark = token.value
+            text = text.replace("X", "x")
+            try:
+                move = board.parse_move(text)
+            except AmbiguousMoveError as err:
+                raise _GameError(_quote_move_message(str(err), text), token.line, token.text) from None
+            except (IllegalMoveError, ValueError) as err:
+                message = _quote_move_message(str(err), text)
+                if not message.startswith(("illegal move", "cannot read move")):
+                    message = f'illegal move "{text}": {message}'
+                raise _GameError(message, token.line, token.text) from None
+            child = GameNode(node, move)
+            node.variations.append(child)
+            node = child
+            if variation_start and start_comments:
+                node.starting_comment = " ".join(start_comments)
+            start_comments = []
+            variation_start = False
+            board.push(move)
+            if mark is not None:
+                node.nags.add(mark)
+        elif kind == "number":
+            pass
+        elif kind in ("nag", "mark"):
+            node.nags.add(token.value)
+        elif kind == "comment":
+            if not token.value:
+                continue
+            if variation_start:
+                start_comments.append(token.value)
+            elif node.comment:
+                node.comment += " " + token.value
+            else:
+                node.comment = token.value
+        elif kind == "open":
+            if node.parent is None:
+                raise _GameError('variation "(" before any move: a variation is an alternative to '
+                                 "the move before it", token.line, "(")
+            stack.append((node, board, token.line, variation_start))
+            parent_board = board.copy()
+            parent_board.pop()
+            board = parent_board
+            node = node.parent
+            variation_start = True
+            start_comments = []
+        elif kind == "close":
+            if not stack:
+                raise _GameError('unexpected ")": no variation is open', token.line, ")")
+            if variation_start:
+                warn("empty variation ignored", token.line, ")")
+            node, board, _, variation_start = stack.pop()
+            variation_start = False
+            start_comments = []
+        elif kind == "result":
+            if stack:
+                warn(f'result "{token.text}" inside a variation ignored', token.line, token.text)
+                continue
+            result = token.value
+            tag_result = headers.get("Result")
+            if tag_result is None or tag_result.strip() in ("", "*"):
+                game.headers["Result"] = result
+            elif result != "*" and _CANONICAL_RESULT.get(tag_result.strip()) != _CANONICAL_RESULT[result]:
+                warn(f'result token "{result}" differs from the Result tag "{tag_result}"',
+                     token.line, result)
+            break
+
+    if stack:
+        _, _, open_line, _ = stack[-1]
+        where = "the next game starts" if token is not None else "the file ends"
+        raise _GameError(f'unterminated variation: "(" at line {open_line} is never closed '
+                         f"({where} first)", open_line, "(", at_next_game=token is not None)
+    return game
+
+
+class GameReader(Iterator[Game]):
+    """Iterator over the games of a PDN source, returned by :func:`read_games`.
+
+    :attr:`errors` lists the :class:`~damier.errors.PdnError` of every game
+    skipped (``skip_errors=True``). Without ``skip_errors`` the first bad
+    game raises; iterating again goes on with the game after it.
+    Use as a context manager (or call :meth:`close`) to close a file opened
+    from a path early.
+    """
+
+    def __init__(self, source: _Source, *, variant: Variant | None, skip_errors: bool,
+                 errors: list[PdnError] | None, owned: IO[Any] | None = None) -> None:
+        self._source = source
+        self._lexer = _Lexer(source)
+        self._variant = variant
+        self._skip_errors = skip_errors
+        self._owned = owned
+        self._done = False
+        self.errors: list[PdnError] = errors if errors is not None else []
+        self.games_read = 0
+        """Number of games started so far (read or skipped)."""
+
+    def __iter__(self) -> "GameReader":
+        return self
+
+    def __next__(self) -> Game:
+        while True:
+            if self._done:
+                raise StopIteration
+            game_no = self.games_read + 1
+            try:
+                game = _parse_game(self._lexer, self._variant, game_no)
+            except _GameError as err:
+                self.games_read += 1
+                error = PdnError(f"game {game_no}, line {err.line}: {err.message}", game=game_no,
+                                 line=err.line, token=err.token)
+                if not err.at_next_game:
+                    self._lexer.skip_game(err.in_tags)
+                if not self._skip_errors:
+                    raise error from None
+                self.errors.append(error)
+                continue
+            if game is None:
+                self.close()
+                raise StopIteration
+            self.games_read += 1
+            return game
+
+    def close(self) -> None:
+        """Stops reading; closes the file if the reader opened it."""
+        self._done = True
+        if self._owned is not None:
+            self._owned.close()
+            self._owned = None
+
+    def _release(self) -> None:
+        """Leaves a caller's stream just after what was read (for read_game)."""
+        if self._owned is not None:
+            self.close()
+            return
+        stream = self._source.stream
+        point = self._lexer.resume_point()
+        pending = list(self._source.pushback)
+        if self._source.track:
+            if point is not None:
+                line, col = point
+                _seek_line(stream, line, col)
+            elif pending:
+                _seek_line(stream, pending[0], 0)
+            return
+        rest = ([point[0].text[point[1]:]] if point is not None else []) + [ln.text for ln in pending]
+        rest += self._source.leftover
+        if rest:
+            try:
+                _LEFTOVERS[stream] = rest
+            except TypeError:
+                pass
+
+    def __enter__(self) -> "GameReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _seek_line(stream: Any, line: _Line, col: int) -> None:
+    cookie, bom = line.cookie, False
+    if isinstance(cookie, tuple):  # the line started with a byte order mark
+        cookie, bom = cookie[1], True
+    if line.encoding is not None:
+        stream.seek(cookie + (3 if bom else 0) + len(line.text[:col].encode(line.encoding)))
+        return
+    stream.seek(cookie)
+    if col or bom:
+        stream.read(col + (1 if bom else 0))
+
+
+PdnSource = Union[str, bytes, "os.PathLike[str]", IO[str], IO[bytes]]
+
+
+def _open(file_or_text: Any, *, track: bool) -> tuple[_Source, IO[Any] | None]:
+    if isinstance(file_or_text, os.PathLike):
+        handle = open(os.fspath(file_or_text), "rb")
+        return _Source(handle), handle
+    if isinstance(file_or_text, bytes):
+        return _Source(io.BytesIO(file_or_text)), None
+    if isinstance(file_or_text, str):
+        if "\n" not in file_or_text and len(file_or_text) < 4096:
+            candidate = file_or_text.strip()
+            if candidate and os.path.isfile(candidate):
+                handle = open(candidate, "rb")
+                return _Source(handle), handle
+            if candidate.lower().endswith((".pdn", ".txt")) and not candidate.startswith(("[", "{")):
+                raise FileNotFoundError(f"no such PDN file: {candidate!r}")
+        return _Source(io.StringIO(file_or_text)), None
+    if hasattr(file_or_text, "readline"):
+        return _Source(file_or_text, track=track), None
+    raise TypeError("read a path, a text or binary stream, or a str of PDN text, "
+                    f"not {type(file_or_text).__name__}")
+
+
+def read_games(file_or_text: PdnSource, *, variant: Variant | str | None = None,
+               skip_errors: bool = False, errors: list[PdnError] | None = None) -> GameReader:
+    """Reads every game of a PDN source (a path, a stream, or a str of PDN text).
+
+    A str without a newline that names an existing file is read as a path.
+    ``variant`` overrides the games' ``GameType`` tags. With ``skip_errors``
+    bad games are skipped and their :class:`~damier.errors.PdnError` appended
+    to ``errors`` (or to the reader's ``errors`` attribute).
+
+    >>> games = list(read_games("1. 32-28 19-23 2-0  1. 33-28 *"))
+    >>> [len(g.mainline_moves()) for g in games], [g.headers["Result"] for g in games]
+    ([2, 1], ['2-0', '*'])
+    >>> errors = []
+    >>> [len(g.mainline_moves()) for g in read_games('''[Event "1"]
+    ... 1. 32-29 *
+    ... [Event "2"]
+    ... 1. 32-28 *''', skip_errors=True, errors=errors)]
+    [1]
+    >>> print(errors[0])
+    game 1, line 2: illegal move "32-29": legal moves are 31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
+    """
+    source, owned = _open(file_or_text, track=False)
+    return GameReader(source, variant=get_variant(variant) if variant is not None else None,
+                      skip_errors=skip_errors, errors=errors, owned=owned)
+
+
+def read_game(file_or_text: PdnSource, *, variant: Variant | str | None = None,
+              skip_errors: bool = False, errors: list[PdnError] | None = None) -> Game | None:
+    """Reads the next game of a PDN source, or returns None at the end.
+
+    On a stream, successive calls read successive games (the stream is left
+    just after the game read; line numbers in messages count from where the
+    call started). On a path or a str, the first game is read.
+    """
+    source, owned = _open(file_or_text, track=True)
+    reader = GameReader(source, variant=get_variant(variant) if variant is not None else None,
+                        skip_errors=skip_errors, errors=errors, owned=owned)
+    try:
+        return next(reader, None)
+    finally:
+        reader._release()
+
+
+# -- writing ----------------------------------------------------------------------------
+
+
+def _escape(value: str) -> str:
+    value = value.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _comment_token(text: str) -> str:
+    return "{" + text.replace("}", "").strip() + "}"
+
+
+class _Writer:
+    def __init__(self, offset: int) -> None:
+        self.tokens: list[str] = []
+        self.offset = offset
+        self._open_paren = 0
+
+    def emit(self, token: str) -> None:
+        if self._open_paren:
+            token = "(" * self._open_paren + token
+            self._open_paren = 0
+        self.tokens.append(token)
+
+    def open(self) -> None:
+        self._open_paren += 1
+
+    def close(self) -> None:
+        self.tokens[-1] += ")"
+
+    def move(self, node: GameNode, board: Any, ply: int, force: bool) -> None:
+        if node.starting_comment and node.starts_variation():
+            self.emit(_comment_token(node.starting_comment))
+            force = True
+        try:
+            text = board.notation(node.move)
+        except ValueError as err:
+            raise ValueError(f"cannot write move {node.move!r} at ply {ply + 1}: {err}") from None
+        index = ply + self.offset
+        number = index // 2 + 1
+        if index % 2 == 0:
+            self.emit(f"{number}. {text}")
+        elif force:
+            self.emit(f"{number}... {text}")
+        else:
+            self.emit(text)
+        for nag in sorted(node.nags):
+            self.emit(f"${nag}")
+        if node.comment.replace("}", "").strip():
+            self.emit(_comment_token(node.comment))
+
+    def line(self, node: GameNode, board: Any, ply: int, force: bool) -> None:
+        """Writes what follows ``node`` (already written; ``board`` is after it);
+        leaves ``board`` as it found it."""
+        pushed = 0
+        while node.variations:
+            main = node.variations[0]
+            self.move(main, board, ply, force)
+            force = bool(main.comment.replace("}", "").strip())
+            for alt in node.variations[1:]:
+                self.open()
+                self.move(alt, board, ply, True)
+                board.push(alt.move)
+                self.line(alt, board, ply + 1, bool(alt.comment.replace("}", "").strip()))
+                board.pop()
+                self.close()
+                force = True
+            board.push(main.move)
+            pushed += 1
+            node = main
+            ply += 1
+        for _ in range(pushed):
+            board.pop()
+
+
+def _wrap(tokens: list[str], columns: int | None) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for token in tokens:
+        if not current:
+            current = token
+            continue
+        width = len(current) - (current.rfind("\n") + 1)
+        first = token.split("\n", 1)[0]
+        if columns and width + 1 + len(first) > columns:
+            lines.append(current)
+            current = token
+        else:
+            current += " " + token
+    if current:
+        lines.append(current)
+    return lines
+
+
+def write_game(game: Game, file: IO[str] | None = None, *, columns: int | None = 80) -> str:
+    """The PDN text of ``game`` (ending with a newline); also written to ``file`` if given,
+    followed by a blank line so that games written one after another are separated.
+
+    ``columns`` is the line width of the movetext (None or 0: one line).
+    """
+    variant = game.variant
+    headers = game.headers
+    raw_result = headers.get("Result", "*")
+    result = result_for_variant(raw_result, variant)
+    tag_result = result if result is not None else raw_result
+
+    tags: list[tuple[str, str]] = []
+    for name in TAG_ROSTER:
+        value = headers.get(name, _TAG_DEFAULTS[name])
+        tags.append((name, tag_result if name == "Result" else value))
+    game_type = headers.get("GameType", "")
+    try:
+        keep = bool(game_type) and _game_type_variant(game_type) == variant
+    except ValueError:
+        keep = False
+    tags.append(("GameType", game_type.strip() if keep else str(variant.game_type)))
+    fen = headers.get("FEN", "").strip()
+    write_fen = bool(fen) and not _same_position(fen, variant)
+    if write_fen:
+        tags.append(("FEN", fen))
+    for name, value in headers.items():
+        if name in TAG_ROSTER or name in ("GameType", "FEN"):
+            continue
+        if name == "SetUp" and not write_fen:
+            continue
+        tags.append((name, value))
+
+    board = game.board()
+    offset = 0 if board.turn == variant.white_starts else 1
+    writer = _Writer(offset)
+    if game.comment.replace("}", "").strip():
+        writer.emit(_comment_token(game.comment))
+    for nag in sorted(game.nags):
+        writer.emit(f"${nag}")
+    writer.line(game, board, 0, True)
+    writer.emit(result if result is not None else "*")
+
+    out = [f'[{name} "{_escape(value)}"]' for name, value in tags]
+    out.append("")
+    out.extend(_wrap(writer.tokens, columns))
+    text = "\n".join(out) + "\n"
+    if file is not None:
+        file.write(text + "\n")
+    return text
