@@ -10,7 +10,7 @@ DEF INF = 32000
 DEF MATE = 31000
 DEF MATE_BOUND = 30000     # |score| above this is a forced win/loss
 DEF MAXPLY = 96
-DEF DEFAULT_LMR_DIVISOR = 1.8
+DEF DEFAULT_LMR_DIVISOR = 1.5
 DEF NPST = 50
 DEF NTERMS = 9             # terms besides the man table (see EVAL_TERM_NAMES)
 
@@ -176,12 +176,18 @@ cdef int evaluate(const Geo* g, const Pos* p) noexcept nogil:
     cdef int f[NTERMS]
     cdef int pst[NPST]
     cdef int i, score = 0
+    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
     eval_features(g, p, f, pst)
     score = e.term[0] * f[0] + (e.term[1] * f[1] + e.term[2] * f[2]) // 256
     for i in range(3, NTERMS):
         score += e.term[i] * f[i]
     for i in range(g.nsq):
         score += e.pst[i] * pst[i]
+    # A lone king against at most three pieces is a draw under the 16- and 5-move
+    # rules unless it is caught at once: scale the score right down.
+    if g.flying and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
+                     or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
+        score //= 16
     return (score if p.turn == 1 else -score) + e.tempo
 
 
