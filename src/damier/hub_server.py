@@ -1,0 +1,563 @@
+"""damier's engine as a Hub engine (the protocol of Scan 3.1 and the Hub GUI).
+
+``damier hub`` runs :func:`run_hub` on standard input and output. What it speaks
+(see :mod:`damier.hub` for the syntax, positions and moves):
+
+* ``hub`` -> ``id name=damier version=... author=...``, a ``param`` line per
+  parameter (``variant``, ``hash`` in MiB, ``level`` 1-10), ``wait``;
+  ``set-param name=... value=...``; ``init`` -> ``ready``.
+* ``pos pos=<position> moves="..."`` (or ``pos start``): the position and the
+  moves played from it, replayed on a :class:`damier.Board` so that the
+  search sees the repetitions.
+* ``level`` with ``depth=``, ``nodes=``, ``move-time=``, ``time=`` [``moves=``]
+  [``inc=``] or ``infinite``. Several ``level`` lines after a ``pos`` add up;
+  a ``go`` with no ``level`` since the last ``pos`` reuses the previous limits.
+* ``go think`` / ``go ponder`` / ``go analyze``: the search runs in a worker
+  thread (the engine releases the GIL) and prints ``info depth=... score=...
+  nodes=... time=... nps=... pv="..."`` after each iteration, then ``done
+  move=... ponder=...``. ``score`` is in men from the side to move's view; a
+  forced win in N plies is ``100 - N/100`` (so ``99.93``: win in 7), a loss
+  the negation; ``nps`` is in millions of nodes per second.
+* during a search: ``ping`` -> ``pong``, ``stop``, ``ponder-hit`` (the clock
+  starts: the search ends at its time budget or depth); any other command
+  ends the search (``done`` comes first) and is then carried out.
+* ``new-game`` (clears the hash table), ``ping`` -> ``pong``, ``quit``; end of
+  input quits too.
+
+Unknown commands are ignored. A malformed line (bad syntax, bad position,
+illegal move in ``moves=``, bad number, unknown parameter) is answered with one
+``error message="..."`` line and changes nothing (a bad ``pos`` leaves no
+position: a ``go`` then answers an error and a bare ``done``). Every line is
+flushed.
+
+>>> import io
+>>> out = io.StringIO()
+>>> run_hub(io.StringIO("hub\\ninit\\nlevel depth=2\\ngo think\\nquit\\n"), out)
+0
+>>> lines = out.getvalue().splitlines()
+>>> lines[0].startswith("id name=damier"), lines[-1].startswith("done move=")
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import IO, Any
+
+import damier
+from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
+from damier.board import Board
+from damier.engine import Clock, Engine, SearchInfo, SearchResult
+from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board,
+                        move_to_hub, parse_hub_move, parse_line)
+from damier.variants import Variant, get_variant
+
+__all__ = ["run_hub", "HubServer", "hub_score", "add_hub_parser", "hub_command", "ENGINE_NAME",
+           "HASH_RANGE"]
+
+ENGINE_NAME = "damier"
+ENGINE_AUTHOR = "damier developers"
+HASH_RANGE = (1, 4096)
+DEFAULT_HASH_MB = 64
+# Hub variant names: Scan calls International draughts "normal".
+_HUB_VARIANTS = {"normal": "international", "international": "international",
+                 "english": "english", "russian": "russian", "brazilian": "brazilian"}
+_VARIANT_VALUES = "normal english russian brazilian"
+
+
+def _hub_variant_name(variant: Variant) -> str:
+    return "normal" if variant.name == "international" else variant.name
+
+
+def hub_score(score: int) -> str:
+    """A score for ``info score=``: men with two decimals; a forced win in N
+    plies is ``100 - N/100``, a forced loss its negation (Scan's convention).
+
+    >>> hub_score(35), hub_score(-120), hub_score(MATE_SCORE - 7), hub_score(-MATE_SCORE + 4)
+    ('0.35', '-1.20', '99.93', '-99.96')
+    """
+    if abs(score) > MATE_THRESHOLD:
+        plies = min(MATE_SCORE - abs(score), 999)
+        value = 100.0 - plies / 100.0
+        return f"{value if score > 0 else -value:.2f}"
+    return f"{score / 100.0:.2f}"
+
+
+def _sanitize(message: str) -> str:
+    text = " ".join(str(message).split())
+    return text.replace('"', "'") or "error"
+
+
+@dataclass(frozen=True)
+class _Limits:
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None
+    time: float | None = None
+    moves: int | None = None
+    inc: float | None = None
+    infinite: bool = False
+
+    def clock(self) -> Clock | None:
+        if self.time is None:
+            return None
+        inc = self.inc or 0.0
+        # Hub adds the increment before each move: ``time`` already holds it.
+        left = max(0.0, self.time - inc)
+        return Clock(left, left, inc, inc, self.moves or None)
+
+    def budget(self, white_to_move: bool) -> tuple[float, float] | None:
+        """``(soft, hard)`` seconds for a move, or None without a time limit."""
+        if self.movetime is not None:
+            return self.movetime, self.movetime
+        clock = self.clock()
+        return clock.budget(white_to_move) if clock is not None else None
+
+
+class _Job:
+    """A search running in its worker thread."""
+
+    def __init__(self, mode: str, board: Board, limits: _Limits) -> None:
+        self.mode = mode
+        self.board = board
+        self.limits = limits
+        self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()
+        self.finished = False
+        self.stop_requested = False
+        self.pondering = mode == "ponder"
+        self.last_depth = 0
+        self.watchdog: threading.Thread | None = None
+        self.timer: threading.Timer | None = None
+
+    def alive(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+
+class HubServer:
+    """The Hub engine loop (see the module documentation); :func:`run_hub` runs one."""
+
+    def __init__(self, stdin: IO[str], stdout: IO[str], *,
+                 engine_factory: Callable[..., Engine] = Engine,
+                 variant: str | Variant = "international") -> None:
+        self.stdin = stdin
+        self.stdout = stdout
+        self.engine_factory = engine_factory
+        self.variant = get_variant(variant)
+        self.hash_mb = DEFAULT_HASH_MB
+        self.level = 10
+        self.engine: Engine | None = None
+        self.board: Board | None = Board(variant=self.variant)
+        self._pending: _Limits | None = None
+        self._limits = _Limits()
+        self._job: _Job | None = None
+        self._out_lock = threading.Lock()
+        self._closed = False
+
+    # -- output -----------------------------------------------------------------------
+
+    def write(self, line: str) -> None:
+        with self._out_lock:
+            if self._closed:
+                return
+            try:
+                self.stdout.write(line + "\n")
+                self.stdout.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self._closed = True
+
+    def error(self, message: str) -> None:
+        self.write(format_line("error", message=_sanitize(message)))
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Reads and carries out commands until ``quit`` or the end of input; returns 0."""
+        try:
+            while True:
+                line = self.stdin.readline()
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                if self.handle_line(line) == "quit":
+                    break
+        except KeyboardInterrupt:
+            self._end_job()
+            raise
+        self._end_job()
+        return 0
+
+    def handle_line(self, line: str) -> str | None:
+        """Carries out one line; returns ``"quit"`` after ``quit``."""
+        try:
+            message = parse_line(line)
+        except HubSyntaxError as exc:
+            self.error(f"bad syntax: {exc}")
+            return None
+        command = message.command
+        handler = self._HANDLERS.get(command)
+        if handler is None:
+            return None  # unknown commands are ignored (and do not end a search)
+        job = self._job
+        if job is not None and job.alive():
+            if command == "ping":
+                self.write("pong")
+                return None
+            if command == "stop":
+                self._request_stop(job)
+                return None
+            if command == "ponder-hit":
+                self._ponder_hit(job)
+                return None
+            # Any other command ends the search first (its done comes before).
+            self._end_job()
+        try:
+            return handler(self, message)
+        except Exception as exc:  # noqa: BLE001 - an engine must not crash on input
+            self.error(f"{command}: {exc}")
+            return None
+
+    # -- commands ----------------------------------------------------------------------
+
+    def _cmd_hub(self, message: HubMessage) -> None:
+        self.write(format_line("id", name=ENGINE_NAME, version=damier.__version__,
+                               author=ENGINE_AUTHOR))
+        self.write(format_line("param", name="variant", value=_hub_variant_name(self.variant),
+                               type="enum", values=_VARIANT_VALUES))
+        self.write(format_line("param", name="hash", value=self.hash_mb, type="int",
+                               min=HASH_RANGE[0], max=HASH_RANGE[1]))
+        self.write(format_line("param", name="level", value=self.level, type="int", min=1,
+                               max=10))
+        self.write("wait")
+
+    def _cmd_set_param(self, message: HubMessage) -> None:
+        name = message.get("name")
+        if not name:
+            self.error("set-param: missing name=")
+            return
+        value = (message.get("value") or "").strip()
+        if name == "hash":
+            hash_mb = _parse_int(value, "hash", *HASH_RANGE)
+            if hash_mb is None:
+                self.error(f"set-param: hash must be an integer from {HASH_RANGE[0]} to "
+                           f"{HASH_RANGE[1]} (MiB), not {value!r}")
+                return
+            if self.engine is not None and hash_mb != self.hash_mb:
+                self.engine.set_hash(hash_mb)
+            self.hash_mb = hash_mb
+        elif name == "level":
+            level = _parse_int(value, "level", 1, 10)
+            if level is None:
+                self.error(f"set-param: level must be an integer from 1 to 10, not {value!r}")
+                return
+            if self.engine is not None:
+                self.engine.set_level(level)
+            self.level = level
+        elif name == "variant":
+            key = _HUB_VARIANTS.get(value.lower())
+            if key is None:
+                self.error(f"set-param: unknown variant {value!r} (choose from: "
+                           f"{_VARIANT_VALUES})")
+                return
+            if key != self.variant.name:
+                self.variant = get_variant(key)
+                self.board = Board(variant=self.variant)
+        else:
+            self.error(f"set-param: unknown parameter {name!r} (parameters: variant, hash, "
+                       f"level)")
+
+    def _cmd_init(self, message: HubMessage) -> None:
+        self._engine()
+        self.write("ready")
+
+    def _cmd_pos(self, message: HubMessage) -> None:
+        self._pending = None
+        self.board = None
+        text = message.get("pos")
+        try:
+            board = (hub_to_board(text, self.variant) if text is not None
+                     else Board(variant=self.variant))
+        except ValueError as exc:
+            self.error(f"bad position: {exc}")
+            return
+        moves = (message.get("moves") or "").split()
+        for number, token in enumerate(moves, start=1):
+            try:
+                move = parse_hub_move(token, board)
+            except ValueError as exc:
+                self.error(f"illegal move {token!r} in moves= (move {number}): {exc}")
+                return
+            board.push(move)
+        self.board = board
+
+    def _cmd_level(self, message: HubMessage) -> None:
+        args = message.args
+        updates: dict[str, Any] = {}
+        try:
+            if "depth" in args:
+                updates["depth"] = _int_arg(args["depth"], "depth", 1)
+            if "nodes" in args:
+                updates["nodes"] = _int_arg(args["nodes"], "nodes", 1)
+            if "move-time" in args:
+                updates["movetime"] = _float_arg(args["move-time"], "move-time", positive=True)
+            if "time" in args:
+                updates["time"] = _float_arg(args["time"], "time")
+            if "moves" in args:
+                updates["moves"] = _int_arg(args["moves"], "moves", 0)
+            if "inc" in args:
+                updates["inc"] = _float_arg(args["inc"], "inc")
+        except ValueError as exc:
+            self.error(f"level: {exc}")
+            return
+        base = self._pending if self._pending is not None else _Limits()
+        if ("moves" in updates or "inc" in updates) and "time" not in updates \
+                and base.time is None:
+            self.error("level: moves= and inc= need time=")
+            return
+        if "infinite" in args:
+            updates["infinite"] = True
+        self._pending = replace(base, **updates)
+
+    def _cmd_go(self, message: HubMessage) -> None:
+        if "analyze" in message.args:
+            mode = "analyze"
+        elif "ponder" in message.args:
+            mode = "ponder"
+        else:
+            mode = "think"
+        if self._pending is not None:
+            self._limits = self._pending
+            self._pending = None
+        limits = self._limits
+        if self.board is None:
+            self.error("go: no position (the last pos line was rejected)")
+            self.write("done")
+            return
+        engine = self._engine()
+        job = _Job(mode, self.board.copy(), limits)
+        job.thread = threading.Thread(target=self._work, args=(engine, job),
+                                      name="damier-hub-search", daemon=True)
+        self._job = job
+        job.thread.start()
+
+    def _cmd_new_game(self, message: HubMessage) -> None:
+        if self.engine is not None:
+            self.engine.new_game()
+
+    def _cmd_ping(self, message: HubMessage) -> None:
+        self.write("pong")
+
+    def _cmd_quit(self, message: HubMessage) -> str:
+        return "quit"
+
+    def _cmd_ignore(self, message: HubMessage) -> None:
+        return None  # stop / ponder-hit with no search running
+
+    _HANDLERS: dict[str, Callable[["HubServer", HubMessage], str | None]] = {
+        "hub": _cmd_hub,
+        "set-param": _cmd_set_param,
+        "init": _cmd_init,
+        "pos": _cmd_pos,
+        "level": _cmd_level,
+        "go": _cmd_go,
+        "new-game": _cmd_new_game,
+        "ping": _cmd_ping,
+        "quit": _cmd_quit,
+        "stop": _cmd_ignore,
+        "ponder-hit": _cmd_ignore,
+    }
+
+    # -- the engine and its searches -------------------------------------------------------
+
+    def _engine(self) -> Engine:
+        if self.engine is None:
+            self.engine = self.engine_factory(hash_mb=self.hash_mb, level=self.level)
+        return self.engine
+
+    def _work(self, engine: Engine, job: _Job) -> None:
+        board = job.board
+        limits = job.limits
+        result: SearchResult | None = None
+
+        def on_info(info: SearchInfo) -> None:
+            job.last_depth = info.depth
+            if job.stop_requested:
+                engine.stop()
+            elif (not job.pondering and job.mode == "ponder" and limits.depth is not None
+                  and info.depth >= limits.depth):
+                engine.stop()
+            self.write(self._info_line(info))
+
+        try:
+            if job.mode == "analyze":
+                movetime = limits.movetime
+                if movetime is None and limits.time is not None:
+                    movetime = limits.budget(board.turn == damier.WHITE)[1]  # type: ignore[index]
+                results = engine.analyse(board, depth=limits.depth, nodes=limits.nodes,
+                                         movetime=movetime, info=on_info,
+                                         infinite=limits.infinite)
+                result = results[0] if results else None
+            elif job.mode == "ponder":
+                # The clock is not running: search until ponder-hit then the budget, or stop.
+                result = engine.search(board, depth=limits.depth, nodes=limits.nodes,
+                                       info=on_info, infinite=True)
+            elif limits.infinite:
+                result = engine.search(board, depth=limits.depth, nodes=limits.nodes,
+                                       info=on_info, infinite=True)
+            else:
+                result = engine.search(board, depth=limits.depth, nodes=limits.nodes,
+                                       movetime=limits.movetime, clock=limits.clock(),
+                                       info=on_info)
+        except Exception as exc:  # noqa: BLE001 - report, then still answer done
+            self.error(f"search failed: {exc}")
+        finally:
+            self.write(self._done_line(board, result))
+            with job.lock:
+                job.finished = True
+            if job.timer is not None:
+                job.timer.cancel()
+
+    def _info_line(self, info: SearchInfo) -> str:
+        pv = " ".join(move_to_hub(m) for m in info.pv)
+        return format_line("info", depth=info.depth, seldepth=info.seldepth,
+                           score=hub_score(info.score), nodes=info.nodes,
+                           time=f"{info.time:.3f}", nps=f"{info.nps / 1e6:.2f}", pv=pv or None)
+
+    @staticmethod
+    def _done_line(board: Board, result: SearchResult | None) -> str:
+        legal = board.legal_moves
+        move: Move | None = result.best_move if result is not None else None
+        if move is None or move not in legal:
+            move = legal[0] if legal else None
+        if move is None:
+            return "done"
+        ponder: Move | None = None
+        if result is not None and len(result.pv) > 1 and result.pv[0] == move:
+            after = board.copy(stack=False)
+            after.push(move)
+            if result.pv[1] in after.legal_moves:
+                ponder = result.pv[1]
+        return format_line("done", move=move_to_hub(move),
+                           ponder=move_to_hub(ponder) if ponder is not None else None)
+
+    def _request_stop(self, job: _Job) -> None:
+        """Stops ``job``'s search, repeating the request until the search ends (a
+        stop that comes before the search has started would otherwise be lost)."""
+        job.stop_requested = True
+        engine = self.engine
+        if engine is None or job.watchdog is not None:
+            return
+
+        def keep_stopping() -> None:
+            while True:
+                with job.lock:
+                    if job.finished:
+                        return
+                    engine.stop()
+                time.sleep(0.01)
+
+        job.watchdog = threading.Thread(target=keep_stopping, name="damier-hub-stop",
+                                        daemon=True)
+        job.watchdog.start()
+
+    def _ponder_hit(self, job: _Job) -> None:
+        if job.mode != "ponder" or not job.pondering:
+            return
+        job.pondering = False
+        limits = job.limits
+        if limits.infinite:
+            return
+        if limits.depth is not None and job.last_depth >= limits.depth:
+            self._request_stop(job)
+            return
+        budget = limits.budget(job.board.turn == damier.WHITE)
+        if budget is not None:
+            job.timer = threading.Timer(budget[0], self._request_stop, args=(job,))
+            job.timer.daemon = True
+            job.timer.start()
+
+    def _end_job(self) -> None:
+        """Stops the running search (if any) and waits until its ``done`` is out."""
+        job = self._job
+        if job is None:
+            return
+        if job.alive():
+            self._request_stop(job)
+            assert job.thread is not None
+            job.thread.join()
+        if job.timer is not None:
+            job.timer.cancel()
+        self._job = None
+
+
+def _parse_int(text: str, name: str, low: int, high: int) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if low <= value <= high else None
+
+
+def _int_arg(text: str, name: str, minimum: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{name}= must be an integer, not {text!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name}= must be at least {minimum}, not {value}")
+    return value
+
+
+def _float_arg(text: str, name: str, *, positive: bool = False) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name}= must be a number of seconds, not {text!r}") from None
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{name}= must be a {'positive' if positive else 'non-negative'} "
+                         f"number of seconds, not {text!r}")
+    return value
+
+
+def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., Engine] = Engine,
+            variant: str | Variant = "international") -> int:
+    """Runs damier's engine as a Hub engine on ``stdin``/``stdout`` until ``quit``
+    or the end of input; returns the exit status (0).
+
+    ``engine_factory`` is called as ``engine_factory(hash_mb=..., level=...)``
+    at ``init`` (or at the first search) and must return an object with the
+    :class:`damier.engine.Engine` interface."""
+    return HubServer(stdin, stdout, engine_factory=engine_factory, variant=variant).run()
+
+
+def add_hub_parser(sub: Any) -> None:
+    """Adds the ``hub`` subcommand to the ``damier`` command's subparsers."""
+    from damier.variants import VARIANTS
+    hub = sub.add_parser(
+        "hub", help="run the engine with the Hub protocol on stdin/stdout (for Hub GUIs)",
+        description="Speak the Hub protocol (version 2, as used by Scan 3.1 and the Hub GUI) "
+        "on standard input and output.")
+    hub.add_argument("--variant", default="international",
+                     help=f"variant: {', '.join(VARIANTS)} (default: international; the "
+                     "GUI may change it with set-param name=variant)")
+
+
+def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+    """``damier hub [--variant V]``: the entry point used by :mod:`damier.cli`."""
+    try:
+        variant = get_variant(getattr(args, "variant", None) or "international")
+    except ValueError as exc:
+        err.write(f"damier hub: {exc}\n")
+        return 2
+    reconfigure = getattr(stdin, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")  # stray bytes must not crash the engine
+        except (ValueError, OSError):
+            pass
+    return run_hub(stdin, out, variant=variant)
