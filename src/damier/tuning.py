@@ -130,9 +130,12 @@ def load_positions(records: Iterable[dict[str, Any]], *, skip_opening: int = 8,
 
 
 def fit(X: Any, y: Any, initial: Sequence[float], *, iterations: int = 3000,
-        learning_rate: float = 2.0, progress: bool = True) -> tuple[list[float], float, float]:
-    """Fits weights (column 0, the man, stays fixed) by gradient descent on the
-    mean squared error of ``sigmoid(k * X @ w / 100)``; returns ``(w, k, mse)``."""
+        learning_rate: float = 2.0, fixed: Iterable[int] = (0,),
+        progress: bool = True) -> tuple[list[float], float, float]:
+    """Fits weights by gradient descent (Adam) on the mean squared error of
+    ``sigmoid(k * X @ w / 100)``; the columns in ``fixed`` (by default 0, the
+    man, which sets the scale) keep their initial values. Returns ``(w, k, mse)``."""
+    fixed = list(fixed)
     import numpy as np
 
     w = np.array(initial, dtype=float)
@@ -153,7 +156,7 @@ def fit(X: Any, y: Any, initial: Sequence[float], *, iterations: int = 3000,
             z = best_k * (X @ w) / 100.0
             p = 1.0 / (1.0 + np.exp(-z))
             grad = (2.0 * ((p - y) * p * (1 - p))) @ X * best_k / 100.0 / len(y)
-            grad[0] = 0.0
+            grad[fixed] = 0.0
             grad = grad / scale
             m = beta1 * m + (1 - beta1) * grad
             v = beta2 * v + (1 - beta2) * grad * grad
@@ -202,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tp.add_argument("games", type=Path, nargs="+")
     tp.add_argument("--iterations", type=int, default=3000)
     tp.add_argument("--out", type=Path, required=True, help="evaluation weights JSON to write")
+    tp.add_argument("--fix", default="man",
+                    help="comma-separated terms kept at their current values (default: man)")
     args = parser.parse_args(argv)
     try:
         if args.command == "selfplay":
@@ -212,7 +217,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         records = [json.loads(line) for path in args.games
                    for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         X, y, variant = load_positions(records)
-        w, k, error = fit(X, y, _initial_weights(variant), iterations=args.iterations)
+        names = list(EVAL_TERM_NAMES)
+        fixed = []
+        for name in filter(None, (n.strip() for n in args.fix.split(","))):
+            if name not in names:
+                raise ValueError(f"unknown term {name!r} in --fix (terms: {', '.join(names)})")
+            fixed.append(names.index(name))
+        w, k, error = fit(X, y, _initial_weights(variant), iterations=args.iterations,
+                          fixed=fixed)
         data = weights_to_json(w, variant, k=k, error=error, positions=len(y),
                                source=f"damier.tuning on {len(records)} self-play games")
         args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
