@@ -80,6 +80,7 @@ ctypedef struct CMove:
 cdef Geo GEOS[NVARIANTS]
 cdef uint64_t ZOBRIST[4][64]     # [black man, white man, black king, white king][bit]
 cdef uint64_t ZOBRIST_WHITE_TO_MOVE
+cdef uint64_t ZOBRIST_VARIANT[NVARIANTS]   # keeps the 8x8 variants' keys apart
 
 
 cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
@@ -136,6 +137,8 @@ cdef void _init_tables():
         for b in range(64):
             ZOBRIST[i][b] = _splitmix(&seed)
     ZOBRIST_WHITE_TO_MOVE = _splitmix(&seed)
+    for i in range(NVARIANTS):
+        ZOBRIST_VARIANT[i] = _splitmix(&seed)
 
 
 _init_tables()
@@ -527,7 +530,7 @@ cdef uint64_t perft_rec(const Geo* g, const Pos* p, int depth, CMove* buf, int* 
 
 
 cdef uint64_t hash_pos(const Geo* g, const Pos* p) noexcept nogil:
-    cdef uint64_t h = 0, x, b
+    cdef uint64_t h = ZOBRIST_VARIANT[g.variant], x, b
     cdef int c, k
     for c in range(2):
         for k in range(2):

@@ -171,11 +171,64 @@ cdef void eval_features(const Geo* g, const Pos* p, int* f, int* pst) noexcept n
 
 
 cdef int evaluate(const Geo* g, const Pos* p) noexcept nogil:
-    """Static evaluation in centi-men from the side to move's point of view."""
+    """Static evaluation in centi-men from the side to move's point of view.
+
+    The same weighted sum as ``eval_features`` (tests check that they agree),
+    computed directly for speed."""
+    cdef const EvalParams* e = &EVAL[g.variant]
+    cdef const EvalTables* t = &ETAB[g.variant]
+    cdef uint64_t empty = g.mask & ~(p.pieces[0] | p.pieces[1])
+    cdef uint64_t men, kings, x, b
+    cdef int c, sign, nmen, i, fwd0, side, k_open = 0, k_end = 0
+    cdef int score = 0
+    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
+    cdef int nk[2]
+    nk[0] = popcount(p.pieces[0] & p.kings)
+    nk[1] = popcount(p.pieces[1] & p.kings)
+    nmen = nw + nb - nk[0] - nk[1]
+    for c in range(2):
+        sign = 1 if c == 1 else -1
+        men = p.pieces[c] & ~p.kings
+        kings = p.pieces[c] & p.kings
+        side = e.term[0] * popcount(men)
+        if kings:
+            k_open += sign * nk[c] * nmen * 256 // t.initial_men
+            k_end += sign * nk[c] * (t.initial_men - nmen) * 256 // t.initial_men
+            side += e.term[3] * king_sight(g, kings, empty) + e.term[4] * popcount(kings & t.diagonal)
+        i = popcount(men & t.left) - popcount(men & ~t.left)
+        side += e.term[5] * (i if i >= 0 else -i)
+        fwd0 = 0 if c == 1 else 2
+        side += e.term[6] * popcount(men & ~(sh_back(g, empty, fwd0) | sh_back(g, empty, fwd0 + 1)))
+        x = men
+        while x:
+            b = x & (~x + 1)
+            x ^= b
+            i = ctz(b)
+            side += e.pst[t.pst_index[c][i]]
+            if (t.cone[c][i] & p.pieces[1 - c]) == 0 and (p.pieces[1 - c] & p.kings) == 0:
+                side += e.term[7]
+            if (b & t.outpost[c]) and (t.behind[c][i] & ~p.pieces[c]) == 0:
+                side += e.term[8]
+        score += sign * side
+    if k_open or k_end:
+        score += (e.term[1] * k_open + e.term[2] * k_end) // 256
+    # A lone king against at most three pieces is a draw under the 16- and 5-move
+    # rules unless it is caught at once: scale the score right down.
+    if g.flying and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
+                     or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
+        score //= 16
+    return (score if p.turn == 1 else -score) + e.tempo
+
+
+def evaluate_from_features(CoreBoard board) -> int:
+    """The evaluation recomputed from ``eval_features`` and the weights (slow;
+    for tests that check ``evaluate`` against the features used in tuning)."""
+    cdef const Geo* g = board._g
+    cdef const Pos* p = &board._pos
     cdef const EvalParams* e = &EVAL[g.variant]
     cdef int f[NTERMS]
     cdef int pst[NPST]
-    cdef int i, score = 0
+    cdef int i, score
     cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
     eval_features(g, p, f, pst)
     score = e.term[0] * f[0] + (e.term[1] * f[1] + e.term[2] * f[2]) // 256
@@ -183,8 +236,6 @@ cdef int evaluate(const Geo* g, const Pos* p) noexcept nogil:
         score += e.term[i] * f[i]
     for i in range(g.nsq):
         score += e.pst[i] * pst[i]
-    # A lone king against at most three pieces is a draw under the 16- and 5-move
-    # rules unless it is caught at once: scale the score right down.
     if g.flying and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
                      or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
         score //= 16
@@ -341,7 +392,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
         if s.king_draw_plies and rev >= s.king_draw_plies:
             return 0
         i = 4
-        while i <= rev:
+        while i <= rev and i <= s.base + ply:
             if s.keys[s.base + ply - i] == key:
                 return 0
             i += 2
