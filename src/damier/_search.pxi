@@ -6,6 +6,31 @@ from libc.math cimport log
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #include <string.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    static inline void dm_prefetch(const void* p) { __builtin_prefetch(p); }
+    /* A zeroed block aligned to 2 MiB, with transparent huge pages asked for on
+       Linux: the transposition table is probed at random, so TLB misses matter. */
+    static void* dm_alloc_table(size_t bytes) {
+        void* p = NULL;
+        size_t align = 2u << 20;
+        size_t rounded = (bytes + align - 1) / align * align;
+        if (posix_memalign(&p, align, rounded) != 0) return NULL;
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(p, rounded, MADV_HUGEPAGE);
+    #endif
+        memset(p, 0, bytes);
+        return p;
+    }
+    """
+    void prefetch "dm_prefetch"(const void* p) nogil
+    void* alloc_table "dm_alloc_table"(size_t bytes) nogil
+
 DEF INF = 32000
 DEF MATE = 31000
 DEF MATE_BOUND = 30000     # |score| above this is a forced win/loss
@@ -466,6 +491,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
         child = p[0]
         make_move(&child, m)
         ckey = key_after(p, m, key)
+        prefetch(&s.tt[ckey & s.tt_mask])
         crev = 0 if (m.ncap or not m.king) else rev + 1
         s.keys[s.base + ply + 1] = ckey
         newdepth = depth - 1 + ext
@@ -575,7 +601,7 @@ cdef class SearchCore:
             entries *= 2
         if self.tt != NULL:
             free(self.tt)
-        self.tt = <TTEntry*>calloc(entries, sizeof(TTEntry))
+        self.tt = <TTEntry*>alloc_table(entries * sizeof(TTEntry))
         if self.tt == NULL:
             raise MemoryError()
         self.tt_entries = entries
