@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     perft.add_argument("--divide", action="store_true",
                        help="also list the count below each legal move at the deepest depth")
     perft.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+
+    from damier.match import add_match_parser
+    add_match_parser(sub)
+    from damier.hub_server import add_hub_parser
+    add_hub_parser(sub)
     return parser
 
 
@@ -104,6 +109,12 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     try:
         if args.command == "perft":
             return _perft_command(args, out, err)
+        if args.command == "match":
+            from damier.match import match_command
+            return match_command(args, out, err)
+        if args.command == "hub":
+            from damier.hub_server import hub_command
+            return hub_command(args, sys.stdin, out, err)
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")
         return 130

@@ -1,0 +1,142 @@
+"""Playing strength: damier against dame (dame-rs) and against its own levels.
+
+Run by hand from the repository root (takes a while: about 10 s per game at
+0.1 s per move, divided by --concurrency):
+
+    PYTHONPATH=src python benchmarks/strength.py                      # everything, 200 games each
+    PYTHONPATH=src python benchmarks/strength.py --games 40 --concurrency 2
+    PYTHONPATH=src python benchmarks/strength.py --only dame --pdn-dir games/
+
+Matches (engine A first; the score and Elo are A's):
+
+* ``dame``:    damier (full strength) vs ``hub:dame hub`` (dame-rs's Hub engine;
+  ``pip install dame-rs==0.2.0``, skipped when ``dame`` is not on PATH);
+* ``level1``, ``level5``, ``level10``: damier at that level vs damier at full
+  strength (level 10 against itself is the control: its Elo should be near 0).
+
+Every match plays the shipped openings (``damier/data/openings_international.pdn``)
+in game pairs, at ``--movetime`` seconds per move, through
+:func:`damier.match.run_match`; the Elo interval is the 95% pentanomial one
+(trinomial when a match was cut short; see ``damier.match``). ``--json OUT``
+writes every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _import_damier() -> Any:
+    try:
+        import damier  # noqa: PLC0415
+    except ImportError:
+        src = Path(__file__).resolve().parents[1] / "src"
+        sys.path.insert(0, str(src))
+        import damier  # noqa: PLC0415
+    return damier
+
+
+MATCHES = {
+    "dame": ("damier", "hub:dame hub"),
+    "level1": ("damier:level=1", "damier"),
+    "level5": ("damier:level=5", "damier"),
+    "level10": ("damier:level=10,name=damier level 10", "damier"),
+}
+
+
+def _fmt(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=200, help="games per match (default 200)")
+    parser.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    parser.add_argument("--movetime", type=float, default=0.1,
+                        help="seconds per move (default 0.1)")
+    parser.add_argument("--only", default=",".join(MATCHES),
+                        help=f"comma-separated matches to play (default: {','.join(MATCHES)})")
+    parser.add_argument("--seed", type=int, default=20261121, help="opening order and engine seed")
+    parser.add_argument("--pdn-dir", help="write each match's games to DIR/<match>.pdn")
+    parser.add_argument("--json", help="write the results to this JSON file")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+
+    _import_damier()
+    from damier.match import run_match  # noqa: PLC0415
+
+    names = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in names if n not in MATCHES]
+    if unknown:
+        parser.error(f"unknown match {', '.join(unknown)}; choose from {', '.join(MATCHES)}")
+    if args.games < 1 or args.concurrency < 1 or not args.movetime > 0:
+        parser.error("--games and --concurrency must be at least 1, --movetime positive")
+    if args.pdn_dir:
+        Path(args.pdn_dir).mkdir(parents=True, exist_ok=True)
+
+    rows: list[dict[str, Any]] = []
+    began = time.monotonic()
+    interrupted = False
+    for name in names:
+        a, b = MATCHES[name]
+        if b.startswith("hub:dame") and shutil.which("dame") is None:
+            print(f"[{name}] SKIP: 'dame' is not on PATH (pip install dame-rs==0.2.0)")
+            rows.append({"match": name, "skipped": "dame not installed"})
+            continue
+        print(f"[{name}] {a} vs {b}: {args.games} games at {args.movetime:g} s/move, "
+              f"concurrency {args.concurrency}", flush=True)
+        start = time.monotonic()
+        pdn = str(Path(args.pdn_dir) / f"{name}.pdn") if args.pdn_dir else None
+        result = run_match(a, b, games=args.games, movetime=args.movetime,
+                           concurrency=args.concurrency, pdn_path=pdn, seed=args.seed,
+                           progress=not args.no_progress)
+        seconds = time.monotonic() - start
+        print(result.summary(), flush=True)
+        lo, hi = result.elo_interval
+        rows.append({"match": name, "a": result.engine_a, "b": result.engine_b,
+                     "games": result.games_played, "wins": result.wins, "draws": result.draws,
+                     "losses": result.losses, "score": result.score, "elo": result.elo,
+                     "elo_low": lo, "elo_high": hi, "interval_model": result.interval_model,
+                     "pentanomial": result.pentanomial, "seconds": round(seconds, 1),
+                     "interrupted": result.interrupted, "errors": result.errors})
+        if result.interrupted:
+            interrupted = True
+            break
+
+    print()
+    print(f"{'match':<9} {'A':<22} {'B':<16} {'games':>5} {'W':>4} {'D':>4} {'L':>4} "
+          f"{'score':>7} {'Elo':>6}  95% interval")
+    for row in rows:
+        if "skipped" in row:
+            print(f"{row['match']:<9} SKIP ({row['skipped']})")
+            continue
+        score = f"{100 * row['score']:.1f}%" if row["games"] else "n/a"
+        print(f"{row['match']:<9} {row['a'][:22]:<22} {row['b'][:16]:<16} {row['games']:>5} "
+              f"{row['wins']:>4} {row['draws']:>4} {row['losses']:>4} {score:>7} "
+              f"{_fmt(row['elo']):>6}  [{_fmt(row['elo_low'])}, {_fmt(row['elo_high'])}] "
+              f"({row['interval_model']})")
+    print(f"total {time.monotonic() - began:.0f} s" + (" (interrupted)" if interrupted else ""))
+    if args.json:
+        def clean(value: Any) -> Any:
+            if isinstance(value, float) and not math.isfinite(value):
+                return None if math.isnan(value) else ("+inf" if value > 0 else "-inf")
+            return value
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump([{k: clean(v) for k, v in row.items()} for row in rows], handle, indent=2)
+    return 130 if interrupted else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1321 @@
+"""Engine matches: two engines play a series of game pairs; the score and the Elo difference.
+
+>>> from damier.match import run_match
+>>> result = run_match("damier:depth=1,hash=1", "damier:depth=2,hash=1", games=2,
+...                    openings=[["32-28", "18-23"]], progress=False, seed=1)
+>>> result.wins + result.draws + result.losses
+2
+>>> [(g.white, g.black) for g in result.games]
+[('damier:depth=1,hash=1', 'damier:depth=2,hash=1'), ('damier:depth=2,hash=1', 'damier:depth=1,hash=1')]
+
+Engines
+-------
+An engine is given by a spec string:
+
+* ``damier`` or ``damier:option=value,...``: damier's own engine
+  (:class:`damier.engine.Engine`), in this process. Options: ``level`` (1-10),
+  ``hash`` (MiB), ``depth`` and ``nodes`` (search limits of every move),
+  ``movetime`` (seconds per move, instead of the match's), ``threads``,
+  ``seed`` (randomness below level 10) and ``name`` (the name in the PDN).
+* ``hub:COMMAND``: an engine speaking the Hub protocol, run as a subprocess
+  (:class:`damier.hub.HubEngine`), e.g. ``hub:dame hub``; the command is split
+  like a shell would (quotes allowed).
+
+:func:`run_match` also takes a callable that returns a :class:`Player`
+(anything with ``name``, ``new_game()``, ``play(board, movetime=, clock=)``,
+``stop()`` and ``close()``): that is how tests bring in fake engines.
+
+Games
+-----
+Every opening is played twice, once with each engine as White (a game pair).
+Openings come from a file (:func:`damier.openings.load_openings`), by default
+the openings shipped for the variant (International: balanced 4-ply starts),
+shuffled with the match's seed. Each game starts from its opening and is
+played until :meth:`damier.Board.outcome` ends it (no legal move, and every
+draw rule of the variant), or until ``max_plies`` plies (opening included):
+then it is adjudicated a draw (``Termination "adjudication"``).
+
+An engine that plays an illegal move (or none, or text that is no legal move)
+loses the game (``Termination "rules infraction"``); one that crashes or stops
+answering loses it too (``"abandoned"``, ``"time forfeit"``), as does one whose
+clock runs out (``"time forfeit"``; a clock is flagged when it is more than
+:data:`CLOCK_TOLERANCE` seconds below zero). The last move's comment (or the
+game comment when no move was played) says what happened.
+
+Time control: ``movetime`` seconds per move, or ``clock``: a
+:class:`damier.engine.Clock` (the start times, increments, and ``moves_to_go``
+for a repeating control of that many moves) or its text (:func:`parse_clock`,
+``"60+0.5"``). With neither, engines with no ``depth`` or ``nodes`` option of
+their own get :data:`DEFAULT_MOVETIME` seconds per move.
+
+Statistics
+----------
+The score is the fraction of the points won by engine A (a win 1, a draw 1/2).
+The Elo difference is the logistic one, ``elo = -400 log10(1/score - 1)``
+(:func:`elo_from_score`): 75% is +190.8 Elo.
+
+The 95% interval is computed on the score and mapped through the same formula:
+``score +- 1.959964 * SE``. The standard error comes from
+
+* the pentanomial model when every game played belongs to a complete game
+  pair (both colours of an opening): each pair scores 0, 1/2, 1, 3/2 or 2
+  points for A; SE is the standard deviation of the per-game score of the
+  pairs divided by the square root of the number of pairs. This counts the
+  pair as the independent unit, which is right when the openings favour one
+  side (:func:`pentanomial_interval`);
+* the trinomial model otherwise (an odd number of games, or a match stopped
+  in the middle of pairs): each game is independent with results win, draw,
+  loss; SE is the standard deviation of the game scores divided by the square
+  root of the number of games (:func:`trinomial_interval`).
+
+:attr:`MatchResult.interval_model` says which one was used. A score of 0 or 1
+gives an infinite Elo; an interval end at or beyond 0 or 1 is infinite too.
+
+Stopping
+--------
+Ctrl-C (a :class:`KeyboardInterrupt` in the thread that called
+:func:`run_match`) stops the match: the games being played are dropped, the
+finished ones are kept (and written), and the result comes back with
+``interrupted`` set. A second Ctrl-C also quits the Hub engines at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import os
+import platform
+import queue
+import random
+import re
+import shlex
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO, Union
+
+from damier._core import Move
+from damier.board import Board
+from damier.engine import Clock
+from damier.openings import is_fen, load_openings, opening_board
+from damier.pdn import Game, GameNode, result_for_variant, write_game
+from damier.piece import WHITE
+from damier.variants import Variant, get_variant
+
+__all__ = [
+    "run_match",
+    "MatchResult",
+    "GameRecord",
+    "EngineSpec",
+    "EngineSpecError",
+    "EngineStartError",
+    "EngineIllegalMoveError",
+    "EngineTimeoutError",
+    "EngineCrashError",
+    "Player",
+    "parse_engine_spec",
+    "parse_clock",
+    "make_player",
+    "elo_from_score",
+    "trinomial_interval",
+    "pentanomial_interval",
+    "DEFAULT_MOVETIME",
+    "DEFAULT_MAX_PLIES",
+    "CLOCK_TOLERANCE",
+    "add_match_parser",
+    "match_command",
+]
+
+DEFAULT_MOVETIME = 0.1
+"""Seconds per move for engines with no limit of their own when the match has no time control."""
+DEFAULT_MAX_PLIES = 300
+"""Plies (opening included) after which a game is adjudicated a draw."""
+CLOCK_TOLERANCE = 0.1
+"""Seconds a clock may go below zero before its engine loses on time."""
+Z95 = statistics.NormalDist().inv_cdf(0.975)
+"""1.959964...: the two-sided 95% quantile of the normal distribution."""
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+class EngineSpecError(ValueError):
+    """A bad engine spec (``damier:level=11``, ``hub:``, an unknown option...)."""
+
+
+class EngineStartError(RuntimeError):
+    """An engine could not be started."""
+
+
+class EngineIllegalMoveError(Exception):
+    """The engine answered with an illegal or unreadable move; ``raw`` is what it sent."""
+
+    def __init__(self, message: str, raw: str | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class EngineTimeoutError(Exception):
+    """The engine did not answer in time."""
+
+
+class EngineCrashError(Exception):
+    """The engine died or broke the protocol."""
+
+
+# -- engine specs ---------------------------------------------------------------------------
+
+
+def _int_option(low: int, high: int | None = None) -> Callable[[str], int]:
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"expected a whole number, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ValueError(f"must be {bound}, got {value}")
+        return value
+    return convert
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or math.isinf(value):
+        raise ValueError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _name(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be empty")
+    return text.strip()
+
+
+_DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "level": (_int_option(1, 10), "strength 1 (beginner) to 10 (full, the default)"),
+    "hash": (_int_option(1, 65536), "transposition table size in MiB (default 64)"),
+    "depth": (_int_option(1, 80), "search depth of every move, in plies"),
+    "nodes": (_int_option(1), "nodes searched per move"),
+    "movetime": (_positive_float, "seconds per move (instead of the match's time control)"),
+    "threads": (_int_option(1, 256), "search threads"),
+    "seed": (_int_option(0), "seed of the randomness used below level 10"),
+    "name": (_name, "the engine's name in the PDN and the report"),
+}
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """A parsed engine spec: ``kind`` is ``"damier"`` or ``"hub"``."""
+
+    kind: str
+    text: str
+    """The spec as given."""
+    options: tuple[tuple[str, Any], ...] = ()
+    """``damier`` options, as ``(name, value)`` pairs."""
+    command: tuple[str, ...] = ()
+    """``hub``: the command line of the engine."""
+
+    @property
+    def option_map(self) -> dict[str, Any]:
+        return dict(self.options)
+
+    @property
+    def label(self) -> str:
+        """The engine's name for the PDN and the report (before it is started)."""
+        name = self.option_map.get("name")
+        if name:
+            return str(name)
+        return self.text
+
+
+def parse_engine_spec(text: str) -> EngineSpec:
+    """Reads an engine spec; raises :class:`EngineSpecError` with a clear message.
+
+    >>> parse_engine_spec("damier:level=5,hash=16").option_map
+    {'level': 5, 'hash': 16}
+    >>> parse_engine_spec("hub:dame hub").command
+    ('dame', 'hub')
+    >>> parse_engine_spec("damier:level=11")
+    Traceback (most recent call last):
+    ...
+    damier.match.EngineSpecError: bad engine spec 'damier:level=11': option level must be between 1 and 10, got 11
+    >>> parse_engine_spec("stockfish")
+    Traceback (most recent call last):
+    ...
+    damier.match.EngineSpecError: bad engine spec 'stockfish': expected damier[:option=value,...] or hub:COMMAND
+    """
+    if not isinstance(text, str):
+        raise EngineSpecError(f"an engine spec is a string, not {type(text).__name__}")
+    spec = text.strip()
+
+    def fail(message: str) -> EngineSpecError:
+        return EngineSpecError(f"bad engine spec {text!r}: {message}")
+
+    kind, sep, rest = spec.partition(":")
+    kind = kind.strip().lower()
+    if kind == "damier":
+        options: dict[str, Any] = {}
+        if rest.strip():
+            for item in rest.split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                name, eq, value = item.partition("=")
+                name = name.strip().lower()
+                if not eq:
+                    raise fail(f"option {item!r} needs a value (option=value)")
+                if name not in _DAMIER_OPTIONS:
+                    raise fail(f"unknown option {name!r}; the options are "
+                               + ", ".join(_DAMIER_OPTIONS))
+                if name in options:
+                    raise fail(f"option {name} given twice")
+                convert = _DAMIER_OPTIONS[name][0]
+                try:
+                    options[name] = convert(value.strip())
+                except ValueError as err:
+                    raise fail(f"option {name} {err}") from None
+        return EngineSpec("damier", spec, tuple(options.items()))
+    if kind == "hub":
+        if not sep or not rest.strip():
+            raise fail("hub: needs the engine's command, e.g. hub:dame hub")
+        try:
+            command = shlex.split(rest)
+        except ValueError as err:
+            raise fail(f"cannot split the command: {err}") from None
+        if not command:
+            raise fail("hub: needs the engine's command, e.g. hub:dame hub")
+        return EngineSpec("hub", spec, command=tuple(command))
+    raise fail("expected damier[:option=value,...] or hub:COMMAND")
+
+
+def damier_options_help() -> str:
+    """The ``damier`` spec options, one per line."""
+    return "\n".join(f"  {name:<9} {desc}" for name, (_, desc) in _DAMIER_OPTIONS.items())
+
+
+# -- time control ---------------------------------------------------------------------------
+
+_CLOCK_RE = re.compile(r"\s*(?:(\d+)\s*/\s*)?([0-9.:]+)\s*(?:\+\s*([0-9.]+))?\s*\Z")
+
+
+def _seconds(text: str) -> float:
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) > 3 or not all(parts):
+            raise ValueError(text)
+        total = 0.0
+        for part in parts:
+            total = total * 60 + float(part)
+        return total
+    return float(text)
+
+
+def parse_clock(text: str) -> Clock:
+    """A clock from ``[MOVES/]TIME[+INCREMENT]``: ``TIME`` in seconds or
+    ``M:SS``, the increment in seconds; ``MOVES/`` makes it a repeating
+    control of that many moves.
+
+    >>> parse_clock("60+0.5")
+    Clock(white_time=60.0, black_time=60.0, white_increment=0.5, black_increment=0.5, moves_to_go=None)
+    >>> parse_clock("40/2:00").moves_to_go, parse_clock("40/2:00").white_time
+    (40, 120.0)
+    """
+    m = _CLOCK_RE.match(text)
+    try:
+        if m is None:
+            raise ValueError(text)
+        base = _seconds(m.group(2))
+        inc = float(m.group(3)) if m.group(3) else 0.0
+        moves = int(m.group(1)) if m.group(1) else None
+    except ValueError:
+        raise ValueError(f"bad clock {text!r}: expected [MOVES/]TIME[+INCREMENT], e.g. 60+0.5, "
+                         "3:00+2 or 40/120") from None
+    if base <= 0 or (moves is not None and moves < 1):
+        raise ValueError(f"bad clock {text!r}: the time must be positive")
+    return Clock(base, base, inc, inc, moves)
+
+
+def _clock_text(clock: Clock) -> str:
+    def num(x: float) -> str:
+        return f"{x:g}"
+    text = num(clock.white_time)
+    if clock.white_increment:
+        text += "+" + num(clock.white_increment)
+    if clock.moves_to_go:
+        text = f"{clock.moves_to_go}/{text}"
+    if (clock.black_time, clock.black_increment) != (clock.white_time, clock.white_increment):
+        other = num(clock.black_time) + (f"+{num(clock.black_increment)}"
+                                         if clock.black_increment else "")
+        text += f" (Black {other})"
+    return text
+
+
+# -- players --------------------------------------------------------------------------------
+
+
+class Player(Protocol):
+    """What a match needs from an engine. ``play`` returns the move (a
+    :class:`~damier.Move` or move text, or None for no move) or raises
+    :class:`EngineIllegalMoveError`, :class:`EngineTimeoutError` or
+    :class:`EngineCrashError` (any other exception counts as a crash)."""
+
+    name: str
+
+    def new_game(self) -> None: ...
+
+    def play(self, board: Board, *, movetime: float | None,
+             clock: Clock | None) -> Move | str | None: ...
+
+    def stop(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class DamierPlayer:
+    """damier's in-process engine with the options of a ``damier:...`` spec."""
+
+    def __init__(self, spec: EngineSpec, *, seed: int | None = None) -> None:
+        from damier.engine import Engine
+
+        opts = spec.option_map
+        self.spec = spec
+        self.name = spec.label
+        self.depth: int | None = opts.get("depth")
+        self.nodes: int | None = opts.get("nodes")
+        self.movetime: float | None = opts.get("movetime")
+        kwargs: dict[str, Any] = {"level": opts.get("level", 10),
+                                  "threads": opts.get("threads", 1),
+                                  "seed": opts.get("seed", seed)}
+        if "hash" in opts:
+            kwargs["hash_mb"] = opts["hash"]
+        self.engine = Engine(**kwargs)
+
+    def new_game(self) -> None:
+        self.engine.new_game()
+
+    def play(self, board: Board, *, movetime: float | None, clock: Clock | None) -> Move | None:
+        limits: dict[str, Any] = {"depth": self.depth, "nodes": self.nodes}
+        if self.movetime is not None:
+            limits["movetime"] = self.movetime
+        elif clock is not None:
+            limits["clock"] = clock
+        elif movetime is not None:
+            limits["movetime"] = movetime
+        elif self.depth is None and self.nodes is None:
+            limits["movetime"] = DEFAULT_MOVETIME
+        return self.engine.search(board, **limits).best_move
+
+    def stop(self) -> None:
+        self.engine.stop()
+
+    def close(self) -> None:
+        self.engine.stop()
+
+
+class HubPlayer:
+    """A Hub engine subprocess (:class:`damier.hub.HubEngine`)."""
+
+    def __init__(self, spec: EngineSpec, *, timeout: float = 10.0) -> None:
+        from damier import hub
+
+        self._hub = hub
+        self.spec = spec
+        self.engine = hub.HubEngine(list(spec.command), timeout=timeout)
+        reported = getattr(self.engine, "name", None)
+        version = getattr(self.engine, "version", None)
+        self.name = str(reported) if reported else " ".join(spec.command)
+        if reported and version:
+            self.name = f"{reported} {version}"
+
+    def new_game(self) -> None:
+        self._call(self.engine.new_game)
+
+    def play(self, board: Board, *, movetime: float | None, clock: Clock | None) -> Move | str | None:
+        if clock is None and movetime is None:
+            movetime = DEFAULT_MOVETIME
+        result = self._call(self.engine.search, board, movetime=None if clock else movetime,
+                            clock=clock)
+        if result.best_move is not None:
+            return result.best_move
+        raw = getattr(result, "raw_move", None)
+        return raw if raw else None
+
+    def _call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        hub = self._hub
+        try:
+            return method(*args, **kwargs)
+        except hub.HubIllegalMoveError as err:
+            raw = getattr(err, "raw_move", getattr(err, "raw", None))
+            raise EngineIllegalMoveError(str(err), raw if raw else None) from err
+        except hub.HubTimeoutError as err:
+            raise EngineTimeoutError(str(err) or "no answer in time") from err
+        except hub.HubEngineError as err:
+            raise EngineCrashError(str(err) or type(err).__name__) from err
+
+    def stop(self) -> None:
+        stop = getattr(self.engine, "stop", None)
+        if callable(stop):
+            try:
+                stop()
+            except Exception:  # noqa: BLE001 - best effort while stopping
+                pass
+
+    def close(self) -> None:
+        try:
+            self.engine.quit()
+        except Exception:  # noqa: BLE001 - the engine may already be gone
+            pass
+
+
+EngineLike = Union[str, EngineSpec, Callable[[], Player]]
+
+
+def make_player(spec: EngineLike, *, seed: int | None = None, hub_timeout: float = 10.0) -> Player:
+    """Starts the engine of ``spec`` (a spec string, an :class:`EngineSpec`, or a
+    callable returning a :class:`Player`); raises :class:`EngineStartError`."""
+    if isinstance(spec, str):
+        spec = parse_engine_spec(spec)
+    try:
+        if isinstance(spec, EngineSpec):
+            if spec.kind == "damier":
+                return DamierPlayer(spec, seed=seed)
+            return HubPlayer(spec, timeout=hub_timeout)
+        return spec()
+    except EngineSpecError:
+        raise
+    except Exception as err:  # noqa: BLE001 - report any failure to start as such
+        label = spec.text if isinstance(spec, EngineSpec) else getattr(spec, "__name__", "engine")
+        detail = str(err) or type(err).__name__
+        if isinstance(err, ImportError):
+            detail = f"Hub engines need damier.hub ({detail})"
+        raise EngineStartError(f"cannot start engine {label!r}: {detail}") from err
+
+
+# -- statistics -----------------------------------------------------------------------------
+
+
+def elo_from_score(score: float) -> float:
+    """The logistic Elo difference of a score (fraction of the points):
+    ``-400 * log10(1/score - 1)``; +-inf at 1 and 0.
+
+    >>> round(elo_from_score(0.75), 1), elo_from_score(0.5), elo_from_score(1.0)
+    (190.8, 0.0, inf)
+    """
+    if math.isnan(score):
+        return math.nan
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return 400.0 * math.log10(score / (1.0 - score))  # = -400 log10(1/score - 1)
+
+
+def _interval(mean: float, se: float, z: float) -> tuple[float, float]:
+    return elo_from_score(mean - z * se), elo_from_score(mean + z * se)
+
+
+def trinomial_interval(wins: int, draws: int, losses: int, *,
+                       z: float = Z95) -> tuple[float, float]:
+    """The Elo interval from the per-game (trinomial) standard error of the score.
+
+    >>> lo, hi = trinomial_interval(50, 100, 50)
+    >>> round(lo, 1), round(hi, 1)
+    (-34.2, 34.2)
+    """
+    n = wins + draws + losses
+    if n == 0:
+        return (math.nan, math.nan)
+    s = (wins + 0.5 * draws) / n
+    var = (wins * (1 - s) ** 2 + draws * (0.5 - s) ** 2 + losses * s ** 2) / n
+    return _interval(s, math.sqrt(var / n), z)
+
+
+def pentanomial_interval(counts: Sequence[int], *, z: float = Z95) -> tuple[float, float]:
+    """The Elo interval from the pentanomial standard error: ``counts`` are the
+    numbers of game pairs in which A scored 0, 1/2, 1, 3/2 and 2 points.
+
+    >>> lo, hi = pentanomial_interval([0, 50, 0, 50, 0])
+    >>> round(lo, 1), round(hi, 1)
+    (-34.2, 34.2)
+    """
+    if len(counts) != 5:
+        raise ValueError("pentanomial counts are five numbers (pairs scoring 0, 1/2, 1, 3/2, 2)")
+    pairs = sum(counts)
+    if pairs == 0:
+        return (math.nan, math.nan)
+    values = (0.0, 0.25, 0.5, 0.75, 1.0)  # per-game score of the pair
+    s = sum(c * v for c, v in zip(counts, values)) / pairs
+    var = sum(c * (v - s) ** 2 for c, v in zip(counts, values)) / pairs
+    return _interval(s, math.sqrt(var / pairs), z)
+
+
+# -- records --------------------------------------------------------------------------------
+
+
+@dataclass
+class GameRecord:
+    """One finished game of a match."""
+
+    number: int
+    """1-based number in the match schedule."""
+    round: str
+    """``pair.game``, e.g. ``"3.2"`` (the PDN Round tag)."""
+    pair: int
+    opening: list[str]
+    white: str
+    black: str
+    a_is_white: bool
+    result: str
+    """``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
+    termination: str
+    """The PDN Termination tag: normal, adjudication, rules infraction, time forfeit, abandoned."""
+    reason: str
+    """What ended the game, in words."""
+    plies: int
+    game: Game
+
+    @property
+    def score_a(self) -> float:
+        """Engine A's points in this game: 1, 1/2 or 0."""
+        if self.result == "1/2-1/2":
+            return 0.5
+        white_won = self.result == "1-0"
+        return 1.0 if white_won == self.a_is_white else 0.0
+
+
+@dataclass
+class MatchResult:
+    """The outcome of a match, from engine A's point of view."""
+
+    engine_a: str
+    engine_b: str
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    """A's fraction of the points (nan with no game)."""
+    elo: float
+    elo_interval: tuple[float, float]
+    """95% interval of ``elo`` (see :attr:`interval_model`)."""
+    games: list[GameRecord] = field(default_factory=list)
+    interval_model: str = "trinomial"
+    """``"pentanomial"`` (all games in complete pairs) or ``"trinomial"``."""
+    pentanomial: tuple[int, int, int, int, int] | None = None
+    """Pairs in which A scored 0, 1/2, 1, 3/2, 2 points (complete pairs only)."""
+    interrupted: bool = False
+    scheduled: int = 0
+    errors: list[str] = field(default_factory=list)
+    seed: int | None = None
+    pdn_path: str | None = None
+    time_control: str = ""
+
+    @property
+    def games_played(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    def summary(self) -> str:
+        """The report printed at the end of ``damier match``."""
+        n = self.games_played
+        lines = [f"{self.engine_a} vs {self.engine_b}: {n} of {self.scheduled} games"
+                 + (" (interrupted)" if self.interrupted else "")
+                 + (f", {self.time_control}" if self.time_control else "")
+                 + (f", seed {self.seed}" if self.seed is not None else "")]
+        lines.append(f"  {self.engine_a}: +{self.wins} ={self.draws} -{self.losses}  "
+                     f"(W/D/L {self.wins}/{self.draws}/{self.losses})")
+        if n:
+            lo, hi = self.elo_interval
+            lines.append(f"  score {self.points:g}/{n} = {100 * self.score:.1f}%")
+            lines.append(f"  Elo {_fmt_elo(self.elo)}, 95% interval [{_fmt_elo(lo)}, "
+                         f"{_fmt_elo(hi)}] ({self.interval_model})")
+            if self.pentanomial is not None:
+                ll, ld, dd, wd, ww = self.pentanomial
+                lines.append(f"  pairs: 0 pts {ll}, 1/2 {ld}, 1 {dd}, 3/2 {wd}, 2 {ww}")
+            reasons: dict[str, int] = {}
+            for g in self.games:
+                reasons[_reason_class(g)] = reasons.get(_reason_class(g), 0) + 1
+            lines.append("  endings: " + ", ".join(f"{k} {v}" for k, v in
+                                                    sorted(reasons.items(), key=lambda kv: -kv[1])))
+        for error in self.errors:
+            lines.append(f"  error: {error}")
+        if self.pdn_path:
+            lines.append(f"  games written to {self.pdn_path}")
+        return "\n".join(lines)
+
+
+def _fmt_elo(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.1f}"
+
+
+def _reason_class(record: GameRecord) -> str:
+    if record.termination == "normal":
+        return "no legal move" if record.reason.endswith("no legal move") else record.reason
+    return record.termination
+
+
+def _tally(records: list[GameRecord]) -> tuple[int, int, int, float, float, tuple[float, float],
+                                               str, tuple[int, int, int, int, int] | None]:
+    wins = sum(1 for g in records if g.score_a == 1.0)
+    draws = sum(1 for g in records if g.score_a == 0.5)
+    losses = sum(1 for g in records if g.score_a == 0.0)
+    n = len(records)
+    score = (wins + 0.5 * draws) / n if n else math.nan
+    elo = elo_from_score(score)
+    by_pair: dict[int, list[GameRecord]] = {}
+    for g in records:
+        by_pair.setdefault(g.pair, []).append(g)
+    if n and all(len(v) == 2 for v in by_pair.values()):
+        counts = [0, 0, 0, 0, 0]
+        for pair in by_pair.values():
+            counts[int(round(2 * sum(g.score_a for g in pair)))] += 1
+        penta = (counts[0], counts[1], counts[2], counts[3], counts[4])
+        return wins, draws, losses, score, elo, pentanomial_interval(penta), "pentanomial", penta
+    return (wins, draws, losses, score, elo, trinomial_interval(wins, draws, losses),
+            "trinomial", None)
+
+
+# -- playing a game ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Job:
+    number: int
+    pair: int
+    index_in_pair: int
+    opening: tuple[str, ...]
+    a_is_white: bool
+
+
+class _Abandoned(Exception):
+    """The match was stopped during this game."""
+
+
+class _Match:
+    def __init__(self, spec_a: EngineLike, spec_b: EngineLike, *, variant: Variant,
+                 movetime: float | None, clock: Clock | None, max_plies: int, seed: int,
+                 hub_timeout: float, event: str) -> None:
+        self.spec_a = spec_a
+        self.spec_b = spec_b
+        self.variant = variant
+        self.movetime = movetime
+        self.clock = clock
+        self.max_plies = max_plies
+        self.seed = seed
+        self.hub_timeout = hub_timeout
+        self.event = event
+        self.stop_event = threading.Event()
+        self.lock = threading.Lock()
+        self.live: list[Player] = []
+        self.name_a = "A"
+        self.name_b = "B"
+        self.date = datetime.date.today().strftime("%Y.%m.%d")
+        self.site = platform.node() or "?"
+
+    # players
+
+    def start_player(self, side: str, worker: int) -> Player:
+        spec = self.spec_a if side == "A" else self.spec_b
+        seed = random.Random(f"{self.seed}:{worker}:{side}").randrange(2 ** 31)
+        player = make_player(spec, seed=seed, hub_timeout=self.hub_timeout)
+        with self.lock:
+            self.live.append(player)
+        return player
+
+    def close_player(self, player: Player | None) -> None:
+        if player is None:
+            return
+        with self.lock:
+            if player in self.live:
+                self.live.remove(player)
+        try:
+            player.close()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
+
+    def stop_all(self, close: bool = False) -> None:
+        with self.lock:
+            players = list(self.live)
+        for player in players:
+            try:
+                player.close() if close else player.stop()
+            except Exception:  # noqa: BLE001
+                pass
+
+    # one game
+
+    def _time_control_text(self) -> str:
+        if self.clock is not None:
+            return _clock_text(self.clock)
+        if self.movetime is not None:
+            return f"{self.movetime:g} s/move"
+        return ""
+
+    def play(self, job: _Job, player_a: Player, player_b: Player) -> tuple[GameRecord, set[str]]:
+        """Plays ``job``; returns the record and the sides ("A", "B") whose engine
+        failed (to be restarted). Raises _Abandoned when the match is stopped."""
+        white, black = (player_a, player_b) if job.a_is_white else (player_b, player_a)
+        white_name, black_name = ((self.name_a, self.name_b) if job.a_is_white
+                                  else (self.name_b, self.name_a))
+        board = opening_board(job.opening, self.variant)
+        opening_plies = len(board.move_stack)
+        failed: set[str] = set()
+        for player in (white, black):
+            try:
+                player.new_game()
+            except Exception:  # noqa: BLE001 - a failure shows again at its first move
+                pass
+
+        clock = self.clock
+        times = [clock.white_time, clock.black_time] if clock else [0.0, 0.0]  # [white, black]
+        moves_made = [0, 0]
+        result: str
+        termination: str
+        reason: str
+        while True:
+            if self.stop_event.is_set():
+                raise _Abandoned()
+            outcome = board.outcome()
+            if outcome is not None:
+                result = outcome.result()
+                termination = "normal"
+                reason = outcome.termination.describe(board.rules)
+                if outcome.winner is not None and reason == "no legal move":
+                    reason = f"{'Black' if outcome.winner == WHITE else 'White'} has no legal move"
+                break
+            if len(board.move_stack) >= self.max_plies:
+                result, termination = "1/2-1/2", "adjudication"
+                reason = f"draw by adjudication: maximum game length of {self.max_plies} plies"
+                break
+            white_to_move = board.turn == WHITE
+            mover = white if white_to_move else black
+            mover_name = white_name if white_to_move else black_name
+            colour = "White" if white_to_move else "Black"
+            side_index = 0 if white_to_move else 1
+            mover_side = "A" if (mover is player_a) else "B"
+            lose = "0-1" if white_to_move else "1-0"
+            move_clock = None
+            if clock is not None:
+                mtg = None
+                if clock.moves_to_go:
+                    mtg = clock.moves_to_go - moves_made[side_index] % clock.moves_to_go
+                move_clock = Clock(max(0.0, times[0]), max(0.0, times[1]), clock.white_increment,
+                                   clock.black_increment, mtg)
+            began = time.monotonic()
+            failure: tuple[str, str] | None = None
+            try:
+                reply = mover.play(board, movetime=self.movetime, clock=move_clock)
+            except EngineIllegalMoveError as err:
+                failure = ("rules infraction", f"{mover_name} ({colour}) " + (
+                    "played no move" if err.raw is None else f"played an illegal move: {err.raw!r}"))
+            except EngineTimeoutError as err:
+                failure = ("time forfeit", f"{mover_name} ({colour}) did not answer in time"
+                           + (f": {err}" if str(err) else ""))
+            except Exception as err:  # noqa: BLE001 - any engine failure loses the game
+                failure = ("abandoned", f"{mover_name} ({colour}) failed: "
+                           f"{str(err) or type(err).__name__}")
+            elapsed = time.monotonic() - began
+            if failure is not None:
+                # A Ctrl-C also reaches engine subprocesses: a failure while the
+                # match is being stopped is part of the stop, not a loss.
+                if self.stop_event.wait(0.3):
+                    raise _Abandoned()
+                failed.add(mover_side)
+                result, (termination, reason) = lose, failure
+                break
+            move, problem = _check_move(board, reply)
+            if move is None:
+                result, termination = lose, "rules infraction"
+                reason = f"{mover_name} ({colour}) {problem}"
+                failed.add(mover_side)  # restart: its idea of the position may be wrong
+                break
+            if clock is not None:
+                times[side_index] -= elapsed
+                if times[side_index] < -CLOCK_TOLERANCE:
+                    if self.stop_event.is_set():
+                        raise _Abandoned()
+                    result, termination = lose, "time forfeit"
+                    reason = (f"{mover_name} ({colour}) lost on time "
+                              f"({-times[side_index]:.2f} s over)")
+                    break
+                inc = clock.white_increment if white_to_move else clock.black_increment
+                times[side_index] += inc
+                moves_made[side_index] += 1
+                if clock.moves_to_go and moves_made[side_index] % clock.moves_to_go == 0:
+                    times[side_index] += clock.white_time if white_to_move else clock.black_time
+            board.push(move)
+
+        game = self._pdn_game(job, board, opening_plies, white_name, black_name, result,
+                              termination, reason)
+        record = GameRecord(number=job.number, round=f"{job.pair}.{job.index_in_pair}",
+                            pair=job.pair, opening=list(job.opening), white=white_name,
+                            black=black_name, a_is_white=job.a_is_white, result=result,
+                            termination=termination, reason=reason,
+                            plies=len(board.move_stack), game=game)
+        return record, failed
+
+    def _pdn_game(self, job: _Job, board: Board, opening_plies: int, white: str, black: str,
+                  result: str, termination: str, reason: str) -> Game:
+        game = Game(variant=self.variant)
+        game.setup(board.root())
+        headers = game.headers
+        headers["Event"] = self.event
+        headers["Site"] = self.site
+        headers["Date"] = self.date
+        headers["Round"] = f"{job.pair}.{job.index_in_pair}"
+        headers["White"] = white
+        headers["Black"] = black
+        headers["Result"] = result_for_variant(result, self.variant) or result
+        moves = [m for m in job.opening if not is_fen(m)]
+        if moves:
+            headers["Opening"] = " ".join(moves)
+        tc = self._time_control_text()
+        if tc:
+            headers["TimeControl"] = tc
+        headers["Termination"] = termination
+        headers["PlyCount"] = str(len(board.move_stack))
+        node: GameNode = game
+        for ply, move in enumerate(board.move_stack, start=1):
+            node = node.add_variation(move)
+            if ply == opening_plies and ply < len(board.move_stack):
+                node.comment = "end of opening"
+        if node is game:
+            game.comment = reason
+        elif node.comment:
+            node.comment = f"{node.comment}; {reason}"
+        else:
+            node.comment = reason
+        return game
+
+
+def _check_move(board: Board, reply: Any) -> tuple[Move | None, str]:
+    """The legal move of an engine's reply, or None and what was wrong with it."""
+    if reply is None:
+        return None, "played no move"
+    if isinstance(reply, str):
+        try:
+            return board.parse_move(reply), ""
+        except ValueError:
+            return None, f"played an illegal move: {reply!r}"
+    if isinstance(reply, Move):
+        for legal in board.legal_moves:
+            if legal == reply:
+                return legal, ""
+        text = "x".join(map(str, reply.path)) if reply.is_capture else \
+            f"{reply.from_square}-{reply.to_square}"
+        return None, f"played an illegal move: {text!r}"
+    return None, f"answered {reply!r}, which is not a move"
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+class _Progress:
+    def __init__(self, total: int, stream: TextIO, name_a: str, name_b: str,
+                 enabled: bool) -> None:
+        self.total = total
+        self.stream = stream
+        self.name_a = name_a
+        self.enabled = enabled
+        self.rich: Any = None
+        self.task: Any = None
+        self.done = 0
+        self.points = 0.0
+        if not enabled:
+            return
+        isatty = getattr(stream, "isatty", lambda: False)
+        try:
+            tty = bool(isatty())
+        except (ValueError, OSError):
+            tty = False
+        if tty:
+            try:
+                from rich.console import Console
+                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                           TimeElapsedColumn, TimeRemainingColumn)
+            except ImportError:
+                pass
+            else:
+                self.rich = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), TimeElapsedColumn(),
+                                     TextColumn("eta"), TimeRemainingColumn(),
+                                     TextColumn("{task.fields[score]}"),
+                                     console=Console(file=stream), transient=False)
+                self.task = self.rich.add_task(f"{name_a} vs {name_b}", total=total, score="")
+                self.rich.start()
+
+    def game_done(self, record: GameRecord) -> None:
+        if not self.enabled:
+            return
+        self.done += 1
+        self.points += record.score_a
+        pct = 100 * self.points / self.done
+        score = f"{self.name_a} {self.points:g}/{self.done} ({pct:.1f}%)"
+        if self.rich is not None:
+            self.rich.update(self.task, advance=1, score=score)
+            return
+        result = {"1-0": "1-0", "0-1": "0-1"}.get(record.result, "1/2")
+        width = len(str(self.total))
+        self.stream.write(f"[{self.done:>{width}}/{self.total}] {record.round:>6}  "
+                          f"{record.white} - {record.black}  {result}  ({record.reason}, "
+                          f"{record.plies} plies)   {score}\n")
+        self.stream.flush()
+
+    def message(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self.rich is not None:
+            self.rich.console.print(text, markup=False, highlight=False)
+        else:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.rich is not None:
+            self.rich.stop()
+            self.rich = None
+
+
+# -- the match --------------------------------------------------------------------------------
+
+
+def _normalize_openings(openings: Any, variant: Variant) -> list[list[str]]:
+    if openings is None:
+        try:
+            return load_openings(None, variant)
+        except FileNotFoundError:
+            return [[]]  # no shipped openings: the start position
+    if isinstance(openings, (str, os.PathLike)):
+        return load_openings(openings, variant)
+    result: list[list[str]] = []
+    for item in openings:
+        opening = item.split() if isinstance(item, str) else list(item)
+        opening_board(opening, variant)  # raises ValueError for a bad opening
+        result.append(opening)
+    if not result:
+        raise ValueError("no openings given")
+    return result
+
+
+def _distinct_names(a: str, b: str) -> tuple[str, str]:
+    if a != b:
+        return a, b
+    return f"{a} (A)", f"{b} (B)"
+
+
+def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: int,
+              movetime: float | None = None, clock: Clock | str | None = None,
+              openings: str | os.PathLike[str] | Sequence[Sequence[str] | str] | None = None,
+              concurrency: int = 1, pdn_path: str | os.PathLike[str] | None = None,
+              variant: str | Variant = "international", progress: bool = True,
+              seed: int | None = None, max_plies: int = DEFAULT_MAX_PLIES,
+              shuffle_openings: bool = True, hub_timeout: float = 10.0,
+              event: str | None = None, stream: TextIO | None = None) -> MatchResult:
+    """Plays ``games`` games between engine A and engine B and returns the result
+    from A's point of view (see the module documentation).
+
+    :param engine_a_spec: ``"damier[:option=value,...]"``, ``"hub:COMMAND"``, an
+        :class:`EngineSpec`, or a callable returning a :class:`Player`.
+    :param games: number of games; game ``2k-1`` and ``2k`` play the same opening
+        with colours swapped (A is White in the first).
+    :param movetime: seconds per move; ``clock``: a game clock (exclusive).
+    :param openings: a file (``.pdn`` or text), a list of openings (each a list
+        of move texts, or one string of moves), or None for the openings shipped
+        for the variant (the start position if there are none). They are
+        shuffled with ``seed`` unless ``shuffle_openings`` is False and reused
+        when there are fewer pairs than games need.
+    :param concurrency: games played at once (one engine pair per thread).
+    :param pdn_path: where to write the games (PDN, in schedule order).
+    :param progress: show a progress bar (``rich``) or a line per game on
+        ``stream`` (default ``sys.stderr``).
+    :param seed: seeds the opening order and the engines' randomness (random
+        when None; the seed used is in the result).
+    :param max_plies: a game still going after this many plies is a draw.
+    :param hub_timeout: the ``timeout`` of Hub engines.
+
+    Raises :class:`EngineSpecError` for a bad spec, :class:`EngineStartError`
+    when an engine does not start, :class:`ValueError` for bad arguments or
+    openings, :class:`OSError` when the PDN file cannot be written.
+    """
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive number, got {games!r}")
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency!r}")
+    if max_plies < 1:
+        raise ValueError(f"max_plies must be at least 1, got {max_plies}")
+    if movetime is not None and clock is not None:
+        raise ValueError("give movetime or clock, not both")
+    if movetime is not None and not movetime > 0:
+        raise ValueError(f"movetime must be positive, got {movetime}")
+    if isinstance(clock, str):
+        clock = parse_clock(clock)
+    v = get_variant(variant)
+    spec_a = parse_engine_spec(engine_a_spec) if isinstance(engine_a_spec, str) else engine_a_spec
+    spec_b = parse_engine_spec(engine_b_spec) if isinstance(engine_b_spec, str) else engine_b_spec
+    book = _normalize_openings(openings, v)
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10 ** 9)
+    order = list(range(len(book)))
+    if shuffle_openings:
+        random.Random(seed).shuffle(order)
+    jobs: list[_Job] = []
+    for number in range(1, games + 1):
+        pair = (number + 1) // 2
+        opening = tuple(book[order[(pair - 1) % len(book)]])
+        jobs.append(_Job(number, pair, 2 - number % 2, opening, number % 2 == 1))
+    concurrency = min(concurrency, games)
+    out = stream if stream is not None else sys.stderr
+
+    match = _Match(spec_a, spec_b, variant=v, movetime=movetime, clock=clock,
+                   max_plies=max_plies, seed=seed, hub_timeout=hub_timeout,
+                   event=event or "damier match")
+    # Start the first pair of engines here, so that a bad engine fails at once.
+    first_a = match.start_player("A", 0)
+    try:
+        first_b = match.start_player("B", 0)
+    except BaseException:
+        match.close_player(first_a)
+        raise
+    match.name_a, match.name_b = _distinct_names(first_a.name, first_b.name)
+    match.event = event or f"damier match: {match.name_a} vs {match.name_b}"
+
+    pdn_file: TextIO | None = None
+    if pdn_path is not None:
+        try:
+            pdn_file = open(os.fspath(pdn_path), "w", encoding="utf-8")
+        except OSError:
+            match.close_player(first_a)
+            match.close_player(first_b)
+            raise
+
+    bar = _Progress(games, out, match.name_a, match.name_b, progress)
+    if openings is None and book == [[]]:
+        bar.message(f"note: damier ships no openings for {v.title} draughts: every game starts "
+                    "from the initial position (give openings for varied games)")
+    pending: queue.Queue[_Job] = queue.Queue()
+    for job in jobs:
+        pending.put(job)
+    finished: dict[int, GameRecord] = {}
+    written = [0]  # games written, in schedule order, so far
+    errors: list[str] = []
+    state_lock = threading.Lock()
+
+    def flush_written() -> None:
+        if pdn_file is None:
+            return
+        while written[0] + 1 in finished:
+            written[0] += 1
+            write_game(finished[written[0]].game, pdn_file)
+        pdn_file.flush()
+
+    def worker(index: int, players: list[Player | None]) -> None:
+        a, b = players
+        try:
+            while not match.stop_event.is_set():
+                try:
+                    job = pending.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    if a is None:
+                        a = match.start_player("A", index)
+                    if b is None:
+                        b = match.start_player("B", index)
+                except (EngineStartError, EngineSpecError) as err:
+                    pending.put(job)
+                    with state_lock:
+                        errors.append(str(err))
+                    return
+                try:
+                    record, failed = match.play(job, a, b)
+                except _Abandoned:
+                    return
+                except Exception as err:  # noqa: BLE001 - a bug must not hang the match
+                    with state_lock:
+                        errors.append(f"game {job.number}: {type(err).__name__}: {err}")
+                    match.stop_event.set()
+                    return
+                if "A" in failed:
+                    match.close_player(a)
+                    a = None
+                if "B" in failed:
+                    match.close_player(b)
+                    b = None
+                with state_lock:
+                    finished[record.number] = record
+                    flush_written()
+                    bar.game_done(record)
+        finally:
+            match.close_player(a)
+            match.close_player(b)
+
+    threads = []
+    for index in range(concurrency):
+        initial: list[Player | None] = [first_a, first_b] if index == 0 else [None, None]
+        t = threading.Thread(target=worker, args=(index, initial), daemon=True,
+                             name=f"damier-match-{index}")
+        threads.append(t)
+    interrupted = False
+    try:
+        try:
+            for t in threads:
+                t.start()
+            while any(t.is_alive() for t in threads):
+                for t in threads:
+                    t.join(0.05)
+        except KeyboardInterrupt:
+            interrupted = True
+            match.stop_event.set()
+            match.stop_all()
+            bar.message("stopping: dropping the games in progress (Ctrl-C again to quit the "
+                        "engines at once)")
+            try:
+                while any(t.is_alive() for t in threads):
+                    for t in threads:
+                        t.join(0.05)
+            except KeyboardInterrupt:
+                match.stop_all(close=True)
+                deadline = time.monotonic() + 2.0
+                while any(t.is_alive() for t in threads) and time.monotonic() < deadline:
+                    for t in threads:
+                        t.join(0.05)
+    finally:
+        bar.close()
+        with state_lock:
+            records = [finished[k] for k in sorted(finished)]
+            if pdn_file is not None:
+                flush_written()
+                # after an interruption, write the finished games after a gap too
+                for record in records:
+                    if record.number > written[0]:
+                        write_game(record.game, pdn_file)
+                pdn_file.close()
+
+    if not interrupted and len(records) < games and not errors:
+        errors.append(f"only {len(records)} of {games} games were played")
+    wins, draws, losses, score, elo, interval, model, penta = _tally(records)
+    return MatchResult(engine_a=match.name_a, engine_b=match.name_b, wins=wins, draws=draws,
+                       losses=losses, score=score, elo=elo, elo_interval=interval, games=records,
+                       interval_model=model, pentanomial=penta, interrupted=interrupted,
+                       scheduled=games, errors=errors, seed=seed,
+                       pdn_path=os.fspath(pdn_path) if pdn_path is not None else None,
+                       time_control=match._time_control_text())
+
+
+# -- command line -----------------------------------------------------------------------------
+
+
+def add_match_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds the ``match`` subcommand to ``damier``'s subparsers."""
+    p = subparsers.add_parser(
+        "match", help="play a match between two engines (score, Elo, PDN)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Play game pairs (each opening with both colours) between engines A and B "
+        "and report A's score and Elo difference with its 95% interval.",
+        epilog="engines:\n  damier[:option=value,...]  damier's engine; options:\n"
+        + damier_options_help().replace("\n  ", "\n    ").replace("  ", "    ", 1)
+        + "\n  hub:COMMAND                a Hub-protocol engine run as a subprocess, "
+        "e.g. 'hub:dame hub'\n\nexample:\n  damier match damier:level=5 'hub:dame hub' "
+        "--games 20 --movetime 0.1 --pdn games.pdn")
+    p.add_argument("engine_a", metavar="A", help="engine A (the report is from its side)")
+    p.add_argument("engine_b", metavar="B", help="engine B")
+    p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
+    tc = p.add_mutually_exclusive_group()
+    tc.add_argument("--movetime", type=float, metavar="S",
+                    help=f"seconds per move (default {DEFAULT_MOVETIME:g} for engines without "
+                    "a depth/nodes option)")
+    tc.add_argument("--clock", metavar="[MOVES/]TIME[+INC]",
+                    help="game clock: TIME seconds (or M:SS) each, INC seconds added per move, "
+                    "e.g. 60+0.5")
+    p.add_argument("--openings", metavar="FILE",
+                   help="openings (.pdn, or text: one per line); 'none' for the start position "
+                   "(default: the openings shipped for the variant)")
+    p.add_argument("--sequential", action="store_true",
+                   help="play the openings in file order instead of shuffled")
+    p.add_argument("--concurrency", type=int, default=1, metavar="K",
+                   help="games played at once (default 1)")
+    p.add_argument("--pdn", metavar="OUT", help="write the games to this PDN file")
+    p.add_argument("--variant", default="international", help="variant (default international)")
+    p.add_argument("--seed", type=int, help="seed of the opening order and engine randomness")
+    p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="P",
+                   help=f"adjudicate a draw after P plies (default {DEFAULT_MAX_PLIES})")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                   help="Hub engines: seconds to wait for an answer beyond the time to think "
+                   "(default 10)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
+    p.set_defaults(_match_parser=p)
+    return p
+
+
+def match_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Runs ``damier match``; returns the exit status (0; 2 for bad arguments or
+    engines; 1 when games could not be played; 130 when stopped by Ctrl-C)."""
+    def usage_error(message: str) -> int:
+        err.write(f"damier match: {message}\n")
+        return 2
+
+    if args.games < 1:
+        return usage_error(f"--games must be at least 1, got {args.games}")
+    if args.concurrency < 1:
+        return usage_error(f"--concurrency must be at least 1, got {args.concurrency}")
+    if args.max_plies < 1:
+        return usage_error(f"--max-plies must be at least 1, got {args.max_plies}")
+    if args.movetime is not None and not args.movetime > 0:
+        return usage_error(f"--movetime must be positive, got {args.movetime}")
+    if not args.timeout > 0:
+        return usage_error(f"--timeout must be positive, got {args.timeout}")
+    try:
+        variant = get_variant(args.variant)
+    except ValueError as exc:
+        return usage_error(str(exc))
+    try:
+        spec_a = parse_engine_spec(args.engine_a)
+        spec_b = parse_engine_spec(args.engine_b)
+    except EngineSpecError as exc:
+        return usage_error(str(exc))
+    clock = None
+    if args.clock is not None:
+        try:
+            clock = parse_clock(args.clock)
+        except ValueError as exc:
+            return usage_error(f"--clock: {exc}")
+    openings: Any = None
+    if args.openings is not None:
+        if args.openings.strip().lower() == "none":
+            openings = [[]]
+        else:
+            try:
+                openings = load_openings(args.openings, variant)
+            except (OSError, ValueError) as exc:
+                return usage_error(f"--openings: {exc}")
+    try:
+        result = run_match(spec_a, spec_b, games=args.games, movetime=args.movetime, clock=clock,
+                           openings=openings, concurrency=args.concurrency, pdn_path=args.pdn,
+                           variant=variant, progress=not args.no_progress, seed=args.seed,
+                           max_plies=args.max_plies, shuffle_openings=not args.sequential,
+                           hub_timeout=args.timeout, stream=err)
+    except (EngineSpecError, EngineStartError) as exc:
+        return usage_error(str(exc))
+    except OSError as exc:
+        return usage_error(f"--pdn: {exc}")
+    except ValueError as exc:
+        return usage_error(str(exc))
+    out.write(result.summary() + "\n")
+    out.flush()
+    if result.interrupted:
+        return 130
+    return 1 if result.errors else 0

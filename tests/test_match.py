@@ -1,0 +1,498 @@
+"""Engine matches (damier.match), the openings (damier.openings) and ``damier match``.
+
+Every match here is tiny: engines searching 1-3 plies deep, a few games.
+"""
+
+from __future__ import annotations
+
+import _thread
+import io
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import damier
+from damier import Board, Move
+from damier.cli import main
+from damier.match import (EngineSpecError, EngineStartError, EngineTimeoutError, MatchResult,
+                          elo_from_score, parse_clock, parse_engine_spec, pentanomial_interval,
+                          run_match, trinomial_interval)
+from damier.openings import is_fen, load_openings, opening_board, shipped_openings_path
+from damier.pdn import read_games
+
+FAST = "damier:depth=2,hash=1"
+FASTER = "damier:depth=1,hash=1"
+SRC = Path(damier.__file__).resolve().parents[1]
+
+
+def run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+class FakePlayer:
+    """A scripted engine: ``moves(board)`` gives its reply (or raises)."""
+
+    def __init__(self, name: str, reply) -> None:
+        self.name = name
+        self.reply = reply
+        self.games = 0
+        self.closed = False
+
+    def new_game(self) -> None:
+        self.games += 1
+
+    def play(self, board, *, movetime, clock):
+        return self.reply(board)
+
+    def stop(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def first_move(board: Board) -> Move:
+    return sorted(board.legal_moves, key=lambda m: (m.from_square, m.to_square))[0]
+
+
+# -- statistics ----------------------------------------------------------------------------
+
+
+def test_elo_from_score_hand_computed() -> None:
+    # 400 * log10(3) = 190.848...
+    assert elo_from_score(0.75) == pytest.approx(190.848, abs=1e-3)
+    assert elo_from_score(0.25) == pytest.approx(-190.848, abs=1e-3)
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(0.9) == pytest.approx(381.697, abs=1e-3)  # 400 * log10(9)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    assert math.isnan(elo_from_score(math.nan))
+
+
+def test_trinomial_interval_hand_computed() -> None:
+    # 6 wins, 2 draws, 2 losses: score 0.7, per-game variance
+    # (6*0.3^2 + 2*0.2^2 + 2*0.7^2)/10 = 0.16, SE = sqrt(0.16/10) = 0.12649,
+    # score interval 0.7 -+ 1.96*0.12649 = [0.45208, 0.94792] -> Elo [-33.4, +504.0]
+    lo, hi = trinomial_interval(6, 2, 2)
+    assert lo == pytest.approx(-33.40, abs=0.02)
+    assert hi == pytest.approx(504.03, abs=0.02)
+    assert trinomial_interval(0, 10, 0) == (0.0, 0.0)  # no spread at all
+    assert all(math.isnan(x) for x in trinomial_interval(0, 0, 0))
+
+
+def test_pentanomial_interval_hand_computed() -> None:
+    # pairs scoring 0, 1/2, 1, 3/2, 2 points: 1, 1, 3, 3, 2 -> per-game pair scores
+    # 0, .25, .5, .75, 1; mean 0.6, variance 0.09, SE = 0.3/sqrt(10) = 0.094868,
+    # score interval [0.41406, 0.78594] -> Elo [-60.3, +225.9]
+    lo, hi = pentanomial_interval([1, 1, 3, 3, 2])
+    assert lo == pytest.approx(-60.31, abs=0.02)
+    assert hi == pytest.approx(225.94, abs=0.02)
+    with pytest.raises(ValueError):
+        pentanomial_interval([1, 2, 3])
+
+
+# -- specs and clocks ------------------------------------------------------------------------
+
+
+def test_parse_engine_spec() -> None:
+    spec = parse_engine_spec("damier:level=5, hash=16,depth=3,nodes=1000,movetime=0.5,name=weak")
+    assert spec.kind == "damier"
+    assert spec.option_map == {"level": 5, "hash": 16, "depth": 3, "nodes": 1000,
+                               "movetime": 0.5, "name": "weak"}
+    assert spec.label == "weak"
+    assert parse_engine_spec("damier").option_map == {}
+    hub = parse_engine_spec("hub:dame hub")
+    assert hub.kind == "hub" and hub.command == ("dame", "hub")
+    assert parse_engine_spec("hub:'/path with space/eng' --hub").command == (
+        "/path with space/eng", "--hub")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("stockfish", "expected damier[:option=value,...] or hub:COMMAND"),
+    ("damier:level=11", "option level must be between 1 and 10, got 11"),
+    ("damier:level=x", "option level expected a whole number"),
+    ("damier:colour=red", "unknown option 'colour'"),
+    ("damier:level", "needs a value"),
+    ("damier:depth=2,depth=3", "given twice"),
+    ("damier:movetime=-1", "positive number of seconds"),
+    ("hub:", "needs the engine's command"),
+    ("hub:'unclosed", "cannot split the command"),
+])
+def test_bad_engine_specs(text: str, message: str) -> None:
+    with pytest.raises(EngineSpecError, match="bad engine spec") as info:
+        parse_engine_spec(text)
+    assert message in str(info.value)
+
+
+def test_parse_clock() -> None:
+    clock = parse_clock("60+0.5")
+    assert (clock.white_time, clock.black_time, clock.white_increment) == (60.0, 60.0, 0.5)
+    assert parse_clock("3:00+2").white_time == 180.0
+    assert parse_clock("40/120").moves_to_go == 40
+    for bad in ("", "fast", "0+1", "1+x"):
+        with pytest.raises(ValueError, match="bad clock"):
+            parse_clock(bad)
+
+
+# -- matches ---------------------------------------------------------------------------------
+
+
+def test_two_game_match_writes_pdn_that_reads_back(tmp_path: Path) -> None:
+    out = tmp_path / "games.pdn"
+    result = run_match(FAST, FASTER, games=2, pdn_path=out, progress=False, seed=7)
+    assert isinstance(result, MatchResult)
+    assert result.wins + result.draws + result.losses == 2 == len(result.games)
+    assert result.score == pytest.approx((result.wins + 0.5 * result.draws) / 2)
+    assert result.elo == pytest.approx(elo_from_score(result.score)) or math.isinf(result.elo)
+    assert result.interval_model == "pentanomial" and sum(result.pentanomial) == 1
+    assert not result.interrupted and not result.errors
+
+    games = list(read_games(out))
+    assert len(games) == 2
+    for game, record in zip(games, result.games):
+        h = game.headers
+        for tag in ("Event", "Site", "Date", "Round", "White", "Black", "Result", "GameType",
+                    "Termination", "Opening"):
+            assert h.get(tag, "?") != "?", tag
+        assert h["GameType"] == "20"
+        assert (h["White"], h["Black"]) == (record.white, record.black)
+        assert h["Round"] == record.round
+        assert h["Result"] == {"1-0": "2-0", "0-1": "0-2", "1/2-1/2": "1-1"}[record.result]
+        assert len(game.mainline_moves()) == record.plies == int(h["PlyCount"])
+        assert h["Opening"].split() == record.opening  # shipped openings: 4 plies
+        assert [n.notation() for n in game.mainline()][:4] == record.opening
+        assert record.reason in game.end().comment
+        board = game.end().board()
+        if record.termination == "normal":
+            assert board.outcome() is not None
+            assert board.outcome().result() == record.result
+
+
+def test_colours_alternate_per_opening(tmp_path: Path) -> None:
+    openings = [["32-28", "18-23"], ["33-29", "17-21"], ["34-30", "20-25"]]
+    result = run_match(FAST, FASTER, games=6, openings=openings, shuffle_openings=False,
+                       progress=False, seed=1, max_plies=40)
+    records = result.games
+    assert [g.round for g in records] == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
+    for k, opening in enumerate(openings):
+        first, second = records[2 * k], records[2 * k + 1]
+        assert first.opening == second.opening == opening
+        assert first.a_is_white and not second.a_is_white
+        assert (first.white, first.black) == (second.black, second.white) == (FAST, FASTER)
+
+
+def test_openings_are_reused_and_shuffled_with_the_seed() -> None:
+    openings = [["32-28"], ["33-29"], ["34-30"]]
+    a = run_match(FASTER, FASTER, games=8, openings=openings, progress=False, seed=5,
+                  max_plies=6)
+    b = run_match(FASTER, FASTER, games=8, openings=openings, progress=False, seed=5,
+                  max_plies=6)
+    assert [g.opening for g in a.games] == [g.opening for g in b.games]
+    assert {tuple(g.opening) for g in a.games} == {("32-28",), ("33-29",), ("34-30",)}
+    assert a.engine_a != a.engine_b  # same spec twice: told apart in the PDN
+
+
+def test_max_length_adjudication_is_a_draw() -> None:
+    result = run_match(FAST, FAST, games=2, openings=[[]], progress=False, seed=1, max_plies=8)
+    assert result.draws == 2
+    for g in result.games:
+        assert g.termination == "adjudication" and g.plies == 8
+        assert "maximum game length of 8 plies" in g.reason
+        assert g.game.headers["Result"] == "1-1"
+
+
+@pytest.mark.parametrize("reply, termination, words", [
+    (lambda board: "1-50", "rules infraction", "illegal move: '1-50'"),
+    (lambda board: Move(1, 50), "rules infraction", "illegal move: '1-50'"),
+    (lambda board: None, "rules infraction", "played no move"),
+    (lambda board: 42, "rules infraction", "not a move"),
+])
+def test_illegal_move_loses(tmp_path: Path, reply, termination: str, words: str) -> None:
+    fake = FakePlayer("fake", reply)
+    out = tmp_path / "illegal.pdn"
+    result = run_match(FAST, lambda: fake, games=2, openings=[["32-28", "18-23"]],
+                       progress=False, seed=3, pdn_path=out)
+    assert (result.wins, result.draws, result.losses) == (2, 0, 0)
+    for record in result.games:
+        assert record.termination == termination
+        assert words in record.reason and "fake" in record.reason
+    games = list(read_games(out))
+    assert [g.headers["Termination"] for g in games] == [termination] * 2
+    assert all(words in g.end().comment for g in games)
+    assert [g.headers["Result"] for g in games] == ["2-0", "0-2"]
+
+
+def test_crash_and_timeout_lose() -> None:
+    def crash(board):
+        raise RuntimeError("segmentation fault")
+
+    def timeout(board):
+        raise EngineTimeoutError("no answer after 10 s")
+
+    for reply, termination, words in ((crash, "abandoned", "segmentation fault"),
+                                      (timeout, "time forfeit", "did not answer in time")):
+        started: list[FakePlayer] = []
+
+        def factory(reply=reply):
+            started.append(FakePlayer("flaky", reply))
+            return started[-1]
+
+        result = run_match(FASTER, factory, games=2, openings=[["32-28", "18-23"]],
+                           progress=False, seed=3)
+        assert result.wins == 2, termination
+        assert [g.termination for g in result.games] == [termination] * 2
+        assert all(words in g.reason for g in result.games)
+        # a failed engine is restarted for the next game, and every engine is closed
+        assert len(started) == 2 and all(p.closed for p in started)
+
+
+def test_flag_fall_loses_on_time() -> None:
+    def slow(board):
+        time.sleep(0.35)
+        return first_move(board)
+
+    result = run_match(FASTER, lambda: FakePlayer("slow", slow), games=2, clock="0.2+0",
+                       openings=[["32-28"]], progress=False, seed=1)
+    assert result.wins == 2
+    assert all(g.termination == "time forfeit" and "lost on time" in g.reason
+               for g in result.games)
+    assert result.games[0].game.headers["TimeControl"] == "0.2"
+
+
+def test_clock_game(tmp_path: Path) -> None:
+    result = run_match("damier:hash=1", "damier:hash=1,level=3", games=2, clock="2+0.05",
+                       progress=False, seed=2, max_plies=16)
+    assert len(result.games) == 2
+    assert all(g.termination in ("adjudication", "normal") for g in result.games)
+    assert result.time_control == "2+0.05"
+
+
+def test_concurrency_keeps_schedule_order(tmp_path: Path) -> None:
+    out = tmp_path / "c.pdn"
+    result = run_match(FAST, FASTER, games=4, concurrency=2, pdn_path=out, progress=False,
+                       seed=11, max_plies=60)
+    assert [g.number for g in result.games] == [1, 2, 3, 4]
+    assert [g.headers["Round"] for g in read_games(out)] == ["1.1", "1.2", "2.1", "2.2"]
+
+
+def test_progress_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    stream = io.StringIO()
+    run_match(FAST, FASTER, games=2, progress=True, stream=stream, seed=1, max_plies=10)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("[1/2]") and "1.1" in lines[0]
+
+
+def test_ctrl_c_keeps_finished_games(tmp_path: Path) -> None:
+    calls = {"games": 0}
+
+    class Interrupting(FakePlayer):
+        def new_game(self) -> None:
+            calls["games"] += 1
+            if calls["games"] == 3:
+                _thread.interrupt_main()  # as if Ctrl-C were pressed during game 3
+                time.sleep(0.5)  # the main thread sees it within 0.05 s
+
+    out = tmp_path / "stopped.pdn"
+    result = run_match(FASTER, lambda: Interrupting("i", first_move), games=6,
+                       progress=False, seed=1, pdn_path=out, max_plies=20)
+    assert result.interrupted
+    assert len(result.games) == 2
+    assert len(list(read_games(out))) == 2
+    assert "interrupted" in result.summary()
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="games"):
+        run_match(FAST, FAST, games=0, progress=False)
+    with pytest.raises(ValueError, match="not both"):
+        run_match(FAST, FAST, games=2, movetime=0.1, clock="1+0", progress=False)
+    with pytest.raises(ValueError, match="illegal move"):
+        run_match(FAST, FAST, games=2, openings=[["32-29"]], progress=False)
+    with pytest.raises(EngineSpecError):
+        run_match("damier:level=0", FAST, games=2, progress=False)
+
+    def broken():
+        raise OSError("no such engine")
+
+    with pytest.raises(EngineStartError, match="no such engine"):
+        run_match(broken, FAST, games=2, progress=False)
+
+
+# -- openings --------------------------------------------------------------------------------
+
+
+def test_shipped_openings() -> None:
+    path = shipped_openings_path("international")
+    assert path is not None and path.name == "openings_international.pdn"
+    openings = load_openings()
+    assert len(openings) >= 100
+    fens = set()
+    for opening in openings:
+        assert len(opening) == 4
+        board = opening_board(opening)  # every move legal
+        assert not board.is_game_over()
+        fens.add(board.fen())
+    assert len(fens) == len(openings)  # no transpositions
+    header = path.read_text(encoding="utf-8").splitlines()[:6]
+    assert any("python -m damier.openings --generate" in line for line in header)
+    assert shipped_openings_path("english") is None
+    with pytest.raises(FileNotFoundError, match="ships no openings"):
+        load_openings(variant="english")
+
+
+def test_load_openings_text_file(tmp_path: Path) -> None:
+    path = tmp_path / "book.txt"
+    path.write_text("# my openings\n1. 32-28 18-23 2. 37-32\n\n33-29 19-24  # a comment\n"
+                    "W:W28,33:B18,19 28-22\n", encoding="utf-8")
+    assert load_openings(path) == [["32-28", "18-23", "37-32"], ["33-29", "19-24"],
+                                   ["W:W28,33:B18,19", "28-22"]]
+    assert is_fen("W:W28,33:B18,19")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("32-28\n32-29\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2"):
+        load_openings(bad)
+    with pytest.raises(FileNotFoundError):
+        load_openings(tmp_path / "missing.txt")
+
+
+def test_fen_opening_in_pdn() -> None:
+    result = run_match(FAST, FASTER, games=2, openings=["W:W28,33,38:B18,19,12"],
+                       progress=False, seed=1)
+    for record in result.games:
+        assert record.game.headers["FEN"].startswith("W:")
+        assert "Opening" not in record.game.headers
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def test_cli_match(tmp_path: Path) -> None:
+    out = tmp_path / "cli.pdn"
+    code, stdout, stderr = run(["match", FAST, FASTER, "--games", "2", "--pdn", str(out),
+                                "--seed", "4", "--max-plies", "60"])
+    assert code == 0, stderr
+    assert "W/D/L" in stdout and "Elo" in stdout and "95% interval" in stdout
+    assert "[1/2]" in stderr and "[2/2]" in stderr
+    assert len(list(read_games(out))) == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["match", "stockfish", "damier"], "bad engine spec 'stockfish'"),
+    (["match", "damier:level=11", "damier"], "option level must be between 1 and 10"),
+    (["match", "damier", "damier:speed=3"], "unknown option 'speed'"),
+    (["match", "damier", "hub:"], "needs the engine's command"),
+    (["match", "damier", "damier", "--games", "0"], "--games must be at least 1"),
+    (["match", "damier", "damier", "--clock", "soon"], "bad clock"),
+    (["match", "damier", "damier", "--movetime", "0"], "--movetime must be positive"),
+    (["match", "damier", "damier", "--variant", "chess"], "chess"),
+    (["match", "damier", "damier", "--openings", "/no/such/file.pdn"], "--openings"),
+    (["match", "damier", "damier", "--concurrency", "0"], "--concurrency must be at least 1"),
+])
+def test_cli_errors_are_clear(argv: list[str], message: str) -> None:
+    code, stdout, stderr = run(argv)
+    assert code == 2
+    assert message in stderr
+    assert "Traceback" not in stderr and stdout == ""
+
+
+def test_cli_bad_engine_command_no_traceback(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "damier.cli", "match", "damier:depth=1",
+                           f"hub:{tmp_path / 'no-such-engine'}", "--games", "2"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2
+    assert "cannot start engine" in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "damier.cli", "match", "damier:levl=3",
+                           "damier"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2 and "unknown option 'levl'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# -- Hub engines -------------------------------------------------------------------------------
+
+
+def _hub_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def test_cli_match_against_damier_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("damier.hub")
+    _hub_env(monkeypatch)
+    command = shlex.join([sys.executable, "-m", "damier.cli", "hub"])
+    out = tmp_path / "hub.pdn"
+    code, stdout, stderr = run(["match", "damier:hash=1", f"hub:{command}", "--games", "2",
+                                "--movetime", "0.02", "--max-plies", "80", "--pdn", str(out),
+                                "--seed", "1"])
+    assert code == 0, stderr
+    games = list(read_games(out))
+    assert len(games) == 2
+    assert all(g.headers["Termination"] in ("normal", "adjudication") for g in games), \
+        [g.end().comment for g in games]
+
+
+@pytest.mark.skipif(shutil.which("dame") is None, reason="dame (dame-rs) is not installed")
+def test_match_against_dame_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("damier.hub")
+    result = run_match("damier:hash=1", "hub:dame hub", games=2, movetime=0.02,
+                       progress=False, seed=1, max_plies=80)
+    assert len(result.games) == 2 and not result.errors
+    assert all(g.termination in ("normal", "adjudication") for g in result.games), \
+        [g.reason for g in result.games]
+
+
+FAKE_HUB = '''
+import sys
+mode = sys.argv[1]
+for line in sys.stdin:
+    words = line.split()
+    command = words[0] if words else ""
+    if command == "hub":
+        print("id name=fake version=1.0")
+        print("wait", flush=True)
+    elif command == "init":
+        print("ready", flush=True)
+    elif command == "ping":
+        print("pong", flush=True)
+    elif command == "go":
+        if mode == "illegal":
+            print("done move=1-50", flush=True)
+        elif mode == "nomove":
+            print("done", flush=True)
+        elif mode == "crash":
+            sys.exit(3)
+        # "hang": never answers
+    elif command == "quit":
+        break
+'''
+
+
+@pytest.mark.parametrize("mode, termination, words", [
+    ("illegal", "rules infraction", "played an illegal move: '1-50'"),
+    ("nomove", "rules infraction", "played no move"),
+    ("crash", "abandoned", "failed"),
+    ("hang", "time forfeit", "did not answer in time"),
+])
+def test_fake_hub_engine_failures_lose(tmp_path: Path, mode: str, termination: str,
+                                       words: str) -> None:
+    pytest.importorskip("damier.hub")
+    script = tmp_path / "fake_hub.py"
+    script.write_text(FAKE_HUB, encoding="utf-8")
+    spec = "hub:" + shlex.join([sys.executable, str(script), mode])
+    out = tmp_path / "fake.pdn"
+    result = run_match(FASTER, spec, games=2, movetime=0.01, hub_timeout=0.5,
+                       openings=[["32-28", "18-23"]], progress=False, seed=1, pdn_path=out)
+    assert result.engine_b == "fake 1.0"
+    assert (result.wins, result.draws, result.losses) == (2, 0, 0), [g.reason for g in result.games]
+    assert [g.termination for g in result.games] == [termination] * 2
+    assert all(words in g.reason and "fake 1.0" in g.reason for g in result.games)
+    games = list(read_games(out))
+    assert [g.headers["Termination"] for g in games] == [termination] * 2
+    assert all(words in g.end().comment for g in games)
