@@ -496,3 +496,17 @@ def test_fake_hub_engine_failures_lose(tmp_path: Path, mode: str, termination: s
     games = list(read_games(out))
     assert [g.headers["Termination"] for g in games] == [termination] * 2
     assert all(words in g.end().comment for g in games)
+
+
+@pytest.mark.skipif(shutil.which("damier") is None,
+                    reason="the damier command is not installed (pip install -e .)")
+def test_installed_command_plays_damier_against_damier_hub(tmp_path: Path) -> None:
+    """The acceptance command, run as a user would: `damier match damier hub:"damier hub"`."""
+    out = tmp_path / "games.pdn"
+    proc = subprocess.run(
+        ["damier", "match", "damier", "hub:damier hub", "--games", "2", "--movetime", "0.02",
+         "--max-plies", "120", "--pdn", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Elo" in proc.stdout + proc.stderr
+    assert len(list(read_games(out))) == 2
