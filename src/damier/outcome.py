@@ -362,6 +362,12 @@ def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules, has_legal_move:
     cur = snapshots[-1]
     if not has_legal_move:
         return Outcome(Termination.NO_MOVES, winner=BLACK if cur.white_to_move else WHITE)
+    # The side not to move has lost every piece: only possible after a huff
+    # (English, opt-in), which removes a piece without passing the turn.
+    opponent_pieces = (cur.black_men + cur.black_kings if cur.white_to_move
+                       else cur.white_men + cur.white_kings)
+    if opponent_pieces == 0:
+        return Outcome(Termination.NO_MOVES, winner=WHITE if cur.white_to_move else BLACK)
 
     if (
         rules.king_vs_king_immediate

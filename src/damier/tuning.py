@@ -206,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tp.add_argument("--iterations", type=int, default=3000)
     tp.add_argument("--out", type=Path, required=True, help="evaluation weights JSON to write")
     tp.add_argument("--fix", default="man",
-                    help="comma-separated terms kept at their current values (default: man)")
+                    help="comma-separated terms kept at their current values (default: man); "
+                         "'squares' keeps the whole square table, 'tempo' the tempo bonus")
     args = parser.parse_args(argv)
     try:
         if args.command == "selfplay":
@@ -220,9 +221,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = list(EVAL_TERM_NAMES)
         fixed = []
         for name in filter(None, (n.strip() for n in args.fix.split(","))):
-            if name not in names:
-                raise ValueError(f"unknown term {name!r} in --fix (terms: {', '.join(names)})")
-            fixed.append(names.index(name))
+            if name == "squares":
+                fixed.extend(range(len(names), len(names) + variant.squares))
+            elif name == "tempo":
+                fixed.append(len(names) + variant.squares)
+            elif name in names:
+                fixed.append(names.index(name))
+            else:
+                raise ValueError(f"unknown term {name!r} in --fix (terms: "
+                                 f"{', '.join(names)}, squares, tempo)")
         w, k, error = fit(X, y, _initial_weights(variant), iterations=args.iterations,
                           fixed=fixed)
         data = weights_to_json(w, variant, k=k, error=error, positions=len(y),
