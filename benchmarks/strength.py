@@ -12,7 +12,8 @@ Matches (engine A first; the score and Elo are A's):
 * ``dame``:    damier (full strength) vs ``hub:dame hub`` (dame-rs's Hub engine;
   ``pip install dame-rs==0.2.0``, skipped when ``dame`` is not on PATH);
 * ``level1``, ``level5``, ``level10``: damier at that level vs damier at full
-  strength (level 10 against itself is the control: its Elo should be near 0).
+  strength (level 10 against itself is the control: its Elo should be near 0);
+* ``level1v5``, ``level5v8``: weaker level vs stronger level (the ladder).
 
 Every match plays the shipped openings (``damier/data/openings_international.pdn``)
 in game pairs, at ``--movetime`` seconds per move, through
@@ -48,6 +49,10 @@ MATCHES = {
     "level1": ("damier:level=1", "damier"),
     "level5": ("damier:level=5", "damier"),
     "level10": ("damier:level=10,name=damier level 10", "damier"),
+    # Against the full engine both weak levels lose every game; these show that
+    # the levels are ordered among themselves too.
+    "level1v5": ("damier:level=1,name=damier level 1", "damier:level=5,name=damier level 5"),
+    "level5v8": ("damier:level=5,name=damier level 5", "damier:level=8,name=damier level 8"),
 }
 
 
