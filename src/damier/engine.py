@@ -327,7 +327,8 @@ class Engine:
                 # Stopped before the first iteration finished: play the first legal move.
                 results = [SearchResult(root_moves[0], 0, 0, 0, core.nodes,
                                         time.monotonic() - start, [root_moves[0]])]
-        results.sort(key=lambda r: -r.score)
+        # Best first; a line cut short by a limit (shallower) after the full-depth ones.
+        results.sort(key=lambda r: (-r.depth, -r.score))
         if weaken and level.margin:
             return [self._weakened_choice(results, level)]
         return results
@@ -379,7 +380,10 @@ class Engine:
         best = results[0]
         if best.is_win or best.is_loss and all(r.is_loss for r in results):
             return best
-        pool = [r for r in results if r.score >= best.score - level.margin and not r.is_loss]
+        # Only moves searched as deep as the best one: a line cut short by the time
+        # limit has a shallower, unreliable score.
+        pool = [r for r in results if r.score >= best.score - level.margin and not r.is_loss
+                and r.depth >= best.depth]
         if not pool:
             return best
         weights = [math.exp((r.score - best.score) / level.temperature) for r in pool]
