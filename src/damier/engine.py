@@ -315,7 +315,7 @@ class Engine:
             for pv_index in range(multipv):
                 core.set_skip(skipped)
                 best = self._iterate(core, root_moves, max_depth, start, soft, info,
-                                     pv_index + 1, infinite and multipv == 1, n - len(skipped))
+                                     pv_index + 1, infinite and multipv == 1, n)
                 if best is None:
                     break
                 result, index = best
