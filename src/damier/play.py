@@ -1,0 +1,1497 @@
+"""``damier play``: draughts in the terminal, against the engine or another person.
+
+The game logic lives in :class:`PlaySession`, which takes input lines and
+produces output items (:class:`Message` and :class:`BoardView`); it needs no
+terminal, so it is tested directly. :func:`run_terminal` is the thin loop on
+top: it draws the items with `rich`, reads lines, and runs the engine's
+searches in a worker thread with a spinner (the compiled search releases the
+GIL), where Ctrl-C stops the search cleanly.
+
+>>> session = PlaySession(white="human", black="human")
+>>> print(session.send("32"))
+'32' is not enough: several moves start on 32: 32-27, 32-28; type the whole move, e.g. 32-27
+>>> print(session.send("32-28").splitlines()[0])
+1. 32-28
+>>> session.board.fen(compact=True)
+'B:W28,31,33-50:B1-20'
+>>> print(session.send("46-41"))
+illegal move '46-41': the piece on 46 is White's, and it is Black's move
+legal moves: 16-21, 17-21, 17-22, 18-22, 18-23, 19-23, 19-24, 20-24, 20-25
+
+Moves are typed in standard notation (``32-28``, ``19x28``; the full path,
+or enough of it, for an ambiguous capture). A from-square with exactly one
+legal move, or a unique beginning of a move, is enough: ``32`` plays
+``32-28`` when that is the only move from 32. The commands are listed by
+``help`` (:data:`COMMANDS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import difflib
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO, Union
+
+from damier.board import Board
+from damier.engine import Clock, Engine, SearchInfo, SearchResult, format_score
+from damier.errors import AmbiguousMoveError, IllegalMoveError, PdnError
+from damier.notation import move_text, parse_square
+from damier.outcome import Termination
+from damier.piece import BLACK, WHITE, Color, Piece
+from damier.rules import Rules
+from damier.variants import VARIANTS, Variant, get_variant
+
+__all__ = [
+    "PlaySession",
+    "Message",
+    "BoardView",
+    "GameEnd",
+    "SearchInterrupted",
+    "ThinkTask",
+    "COMMANDS",
+    "PIECE_SETS",
+    "parse_play_clock",
+    "resolve_move",
+    "explain_illegal",
+    "render_board",
+    "render_item",
+    "run_terminal",
+    "TerminalThinker",
+    "add_play_parser",
+    "play_command",
+]
+
+
+HUMAN = "human"
+ENGINE = "engine"
+PLAYER_KINDS = (HUMAN, ENGINE)
+
+DEFAULT_LEVEL = 5
+DEFAULT_MOVETIME = 1.0
+DRAW_MARGIN = 25
+"""The engine accepts a draw offer when its score is within this many centi-men of 0."""
+
+COLOR_TITLES = {WHITE: "White", BLACK: "Black"}
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "help": ("help [COMMAND]", "list the commands, or explain one"),
+    "moves": ("moves", "list the legal moves"),
+    "board": ("board", "draw the board again"),
+    "hint": ("hint", "ask the engine for a move"),
+    "undo": ("undo", "take back your last move (and the engine's reply)"),
+    "redo": ("redo", "play again what undo took back"),
+    "go": ("go", "let the engine move now (resumes after Ctrl-C; at your turn it moves for you)"),
+    "flip": ("flip", "turn the board around"),
+    "numbers": ("numbers [on|off]", "show the square numbers on the empty squares"),
+    "level": ("level N", "engine strength, 1 (a beginner can win) to 10 (full strength)"),
+    "new": ("new [VARIANT] [white|black]", "a new game (optionally another variant, "
+            "or playing the other colour against the engine)"),
+    "fen": ("fen [FEN]", "print the position, or set one up (a new game from there)"),
+    "load": ("load FILE", "load a PDN game (its main line) and go on from its end"),
+    "save": ("save FILE", "write the game to a PDN file"),
+    "draw": ("draw", "offer a draw (or accept your opponent's offer)"),
+    "resign": ("resign", "give up the game"),
+    "rules": ("rules", "the rules of this variant"),
+    "quit": ("quit", "leave (also: exit, Ctrl-D)"),
+}
+ALIASES = {"exit": "quit", "q": "quit", "?": "help", "h": "help", "accept": "draw",
+           "takeback": "undo", "back": "undo", "number": "numbers", "setup": "fen",
+           "position": "fen", "open": "load", "write": "save"}
+
+
+# -- output items -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """A line (or a few) of output. ``kind`` picks the style: ``info``, ``move``,
+    ``error``, ``hint``, ``result`` or ``help``."""
+
+    text: str
+    kind: str = "info"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """What the board drawing needs: a snapshot of the position and the display options."""
+
+    variant: Variant
+    pieces: dict[int, Piece]
+    turn: Color
+    flipped: bool = False
+    numbers: bool = False
+    last_move: Any = None
+    """The last move played (a :class:`damier.Move`), marked on the board."""
+    status: tuple[str, ...] = ()
+    """Lines printed under the board."""
+
+    def __str__(self) -> str:
+        return render_board(self, color=False).plain
+
+
+Item = Union[Message, BoardView]
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """How a game ended: the winner (None for a draw) and the rule, in words."""
+
+    winner: Color | None
+    reason: str
+    detail: str = ""
+    termination: Termination | None = None
+
+    def result(self) -> str:
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner == WHITE else "0-1"
+
+    def headline(self) -> str:
+        """``White wins: resignation (Black resigned)`` / ``draw: 25 king moves``."""
+        who = "draw" if self.winner is None else f"{COLOR_TITLES[self.winner]} wins"
+        text = f"{who}: {self.reason}"
+        return f"{text} ({self.detail})" if self.detail else text
+
+
+# -- thinking -----------------------------------------------------------------------------
+
+
+class SearchInterrupted(Exception):
+    """The user stopped a search (Ctrl-C)."""
+
+
+@dataclass
+class ThinkTask:
+    """A search to run: ``run(info_callback)`` does it (in any thread), ``stop()``
+    ends it early from another thread, ``describe(info)`` words its progress."""
+
+    label: str
+    run: Callable[[Callable[[SearchInfo], None] | None], Any]
+    stop: Callable[[], None]
+    describe: Callable[[SearchInfo], str] = field(default=lambda info: "")
+
+
+def plain_thinker(task: ThinkTask) -> Any:
+    """Runs the search in the calling thread (tests, scripts)."""
+    return task.run(None)
+
+
+# -- clocks -------------------------------------------------------------------------------
+
+_CLOCK_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\d+:\d{1,2})\s*(?:\+\s*(\d+(?:\.\d*)?))?\s*$")
+
+
+def parse_play_clock(text: str) -> tuple[float, float]:
+    """``(seconds, increment)`` from ``MINUTES[+SECONDS]`` (``5+3``: five minutes
+    each and three seconds added per move; ``M:SS`` also works for the time).
+
+    >>> parse_play_clock("5+3"), parse_play_clock("0.5"), parse_play_clock("1:30+2")
+    ((300.0, 3.0), (30.0, 0.0), (90.0, 2.0))
+    """
+    match = _CLOCK_RE.match(text)
+    if match is None:
+        raise ValueError(f"bad clock {text!r}: expected MINUTES[+SECONDS], e.g. 5+3 "
+                         "(5 minutes each, 3 seconds added per move)")
+    base_text, inc_text = match.groups()
+    if ":" in base_text:
+        minutes, seconds = base_text.split(":")
+        base = int(minutes) * 60.0 + int(seconds)
+    else:
+        base = float(base_text) * 60.0
+    if base <= 0:
+        raise ValueError(f"bad clock {text!r}: the time must be positive")
+    return base, float(inc_text) if inc_text else 0.0
+
+
+def format_clock(seconds: float) -> str:
+    """``4:05``, or ``0:07.3`` under 20 seconds.
+
+    >>> format_clock(245.2), format_clock(7.34), format_clock(-1)
+    ('4:05', '0:07.3', '0:00.0')
+    """
+    seconds = max(0.0, seconds)
+    if seconds < 20:
+        return f"0:{seconds:04.1f}"
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+# -- reading moves ---------------------------------------------------------------------------
+
+
+class MoveInputError(ValueError):
+    """Input that does not name exactly one legal move; the message says why."""
+
+
+_MOVE_LIKE = re.compile(r"^\s*(\d|[a-h](10|[1-9])(\s*[-x×:]|\s*$))", re.IGNORECASE)
+_PREFIX = re.compile(r"^\d+(?:[-x]\d*)*$")
+_ANNOTATION = re.compile(r"[!?+#*]+$")
+
+
+def looks_like_move(text: str) -> bool:
+    """Whether ``text`` is meant as a move (it starts with a square), not a command."""
+    return bool(_MOVE_LIKE.match(text))
+
+
+def _move_texts(move: Any, legal: list) -> set[str]:
+    texts = {move_text(move, legal)}
+    if move.is_capture:
+        texts.add(f"{move.from_square}x{move.to_square}")
+        texts.add("x".join(str(s) for s in move.path))
+    return texts
+
+
+def _listing(moves: list, legal: list) -> str:
+    return ", ".join(sorted((move_text(m, legal) for m in moves), key=_move_sort_key)) or "none"
+
+
+def _move_sort_key(text: str) -> tuple:
+    return tuple(int(p) for p in re.split(r"[-x]", text) if p.isdigit())
+
+
+def resolve_move(board: Board, text: str) -> tuple[Any, bool]:
+    """The legal move that ``text`` names, and whether it was completed (a
+    from-square or a beginning of a move stood for it). Raises
+    :class:`MoveInputError` with an explanation otherwise.
+
+    >>> board = Board()
+    >>> resolve_move(board, "32-28")
+    (Move(32, 28), False)
+    >>> resolve_move(board, "35")   # the only move from 35
+    (Move(35, 30), True)
+    >>> resolve_move(board, "35-")   # the only move starting so
+    (Move(35, 30), True)
+    """
+    legal = board.legal_moves
+    variant = board.variant
+    raw = text.strip()
+    cleaned = _ANNOTATION.sub("", raw)
+    if not legal:
+        raise MoveInputError(f"{COLOR_TITLES[board.turn]} has no legal move")
+    # A lone square: the only move that starts there.
+    if re.fullmatch(r"\d+|[a-hA-H](?:10|[1-9])", cleaned):
+        try:
+            square = parse_square(cleaned, variant)
+        except IllegalMoveError as err:
+            raise MoveInputError(f"{err}") from None
+        starting = [m for m in legal if m.from_square == square]
+        if len(starting) == 1:
+            return starting[0], True
+        if len(starting) > 1:
+            example = move_text(sorted(starting, key=lambda m: _move_sort_key(
+                move_text(m, legal)))[0], legal)
+            raise MoveInputError(
+                f"{raw!r} is not enough: several moves start on {square}: "
+                f"{_listing(starting, legal)}; type the whole move, e.g. {example}")
+        raise MoveInputError(explain_illegal(board, raw, from_square=square))
+    try:
+        return board.parse_move(cleaned), False
+    except AmbiguousMoveError:
+        candidates = [m for m in legal if _could_mean(m, cleaned)]
+        paths = ", ".join(sorted("x".join(map(str, m.path)) for m in candidates))
+        raise MoveInputError(
+            f"ambiguous move {raw!r}: it can be {paths}; type the full path "
+            "(or enough of it to tell them apart, e.g. the square where they differ)") from None
+    except IllegalMoveError:
+        pass
+    # A unique beginning of a move: "32-2", "28x".
+    norm = re.sub(r"\s+", "", cleaned.lower()).replace(":", "x").replace("×", "x")
+    if _PREFIX.match(norm):
+        starting = [m for m in legal if any(t.startswith(norm) for t in _move_texts(m, legal))]
+        if len(starting) == 1:
+            return starting[0], True
+        if len(starting) > 1:
+            raise MoveInputError(f"{raw!r} could be {_listing(starting, legal)}; "
+                                 "type more of the move")
+    squares = ([int(p) for p in re.split(r"[-x]", norm) if p.isdigit()]
+               if _PREFIX.match(norm) else [])
+    from_square = squares[0] if squares and 1 <= squares[0] <= variant.squares else None
+    to_square = squares[-1] if len(squares) > 1 else None
+    raise MoveInputError(explain_illegal(board, raw, from_square=from_square,
+                                         to_square=to_square))
+
+
+def _could_mean(move: Any, text: str) -> bool:
+    parts = [int(p) for p in re.split(r"\s*[-x×:]\s*", text) if p.strip().isdigit()]
+    return bool(parts) and move.from_square == parts[0] and move.to_square == parts[-1]
+
+
+def _piece_name(piece: Piece) -> str:
+    return "king" if piece.king else "man"
+
+
+def explain_illegal(board: Board, raw: str, *, from_square: int | None = None,
+                    to_square: int | None = None) -> str:
+    """Why ``raw`` is not a legal move here, and what is legal: a compulsory
+    capture is shown with its rule and the pieces that must capture.
+
+    >>> print(explain_illegal(Board("W:W28,32:B23"), "32-27", from_square=32, to_square=27))
+    illegal move '32-27': capturing is compulsory: 28x19 (the piece on 28 must capture)
+    legal moves: 28x19
+    >>> print(explain_illegal(Board("W:W33,39:B28,18,8,34"), "39-34", from_square=39))
+    illegal move '39-34': capturing is compulsory, and the capture taking the most pieces
+    must be played: 33x2 takes 3 (the piece on 33 must capture)
+    legal moves: 33x2
+    >>> print(explain_illegal(Board("W:W27:B32"), "27-21", from_square=27))
+    illegal move '27-21': capturing is compulsory: 27x38 (the piece on 27 must capture);
+    in International draughts men capture backwards too: 27x38 is legal
+    legal moves: 27x38
+    """
+    legal = board.legal_moves
+    variant = board.variant
+    mover = COLOR_TITLES[board.turn]
+    listing = _listing(legal, legal)
+    head = f"illegal move {raw!r}"
+    if not legal:
+        return f"{head}: {mover} has no legal move"
+    captures = [m for m in legal if m.is_capture]
+    pieces = board.piece_map()
+    if captures:
+        most = max(len(m.captures) for m in captures)
+        capturers = sorted({m.from_square for m in captures})
+        who = (f"the piece on {capturers[0]} must capture" if len(capturers) == 1 else
+               f"the pieces on {', '.join(map(str, capturers))} can capture")
+        if variant.majority_capture and most > 1:
+            texts = sorted((move_text(m, legal) for m in captures), key=_move_sort_key)
+            verb = "takes" if len(texts) == 1 else "take"
+            each = "" if len(texts) == 1 else " each"
+            detail = (f"capturing is compulsory, and the capture taking the most pieces must be "
+                      f"played: {', '.join(texts)} {verb} {most}{each} ({who})")
+        elif len(captures) > 1 and not variant.majority_capture:
+            detail = (f"capturing is compulsory (any capture may be chosen, but it must be taken "
+                      f"to the end): {_listing(captures, legal)} ({who})")
+        else:
+            detail = f"capturing is compulsory: {_listing(captures, legal)} ({who})"
+        backwards = [m for m in captures if _is_backward_man_capture(board, m, pieces)]
+        if backwards:
+            detail += (f"; in {variant.title} draughts men capture backwards too: "
+                       f"{_listing(backwards, legal)} is legal")
+        return f"{head}: {detail}\nlegal moves: {listing}"
+    reason = ""
+    if from_square is not None:
+        piece = pieces.get(from_square)
+        if piece is None:
+            reason = f"there is no piece on {from_square}"
+        elif piece.color != board.turn:
+            reason = (f"the piece on {from_square} is {COLOR_TITLES[piece.color]}'s, and it is "
+                      f"{mover}'s move")
+        else:
+            own = [m for m in legal if m.from_square == from_square]
+            name = _piece_name(piece)
+            if not own:
+                reason = f"the {name} on {from_square} cannot move"
+            else:
+                targets = sorted(m.to_square for m in own)
+                where = " or ".join(map(str, targets)) if len(targets) <= 2 else (
+                    ", ".join(map(str, targets[:-1])) + f" or {targets[-1]}")
+                reason = f"the {name} on {from_square} can only go to {where}"
+                if to_square is not None and to_square in pieces and to_square not in targets:
+                    reason = f"{to_square} is occupied; " + reason
+    else:
+        reason = "cannot read it as a move: write from-to (32-28) or fromxto (19x28)"
+    text = f"{head}: {reason}" if reason else head
+    return f"{text}\nlegal moves: {listing}"
+
+
+def _is_backward_man_capture(board: Board, move: Any, pieces: dict[int, Piece]) -> bool:
+    piece = pieces.get(move.from_square)
+    if piece is None or piece.king or len(move.path) < 2:
+        return False
+    variant = board.variant
+    rows = [variant.row_col(s)[0] for s in move.path]
+    forward = -1 if piece.color == WHITE else 1
+    return any((b - a) * forward < 0 for a, b in zip(rows, rows[1:]))
+
+
+# -- drawing the board -------------------------------------------------------------------------
+
+PIECE_SETS: dict[str, dict[tuple[bool, bool, bool], str]] = {
+    # (colour terminal, white, king) -> glyph; without colour the sides differ in shape.
+    "disc": {
+        (True, WHITE, False): "●", (True, WHITE, True): "◉",
+        (True, BLACK, False): "●", (True, BLACK, True): "◉",
+        (False, WHITE, False): "○", (False, WHITE, True): "◎",
+        (False, BLACK, False): "●", (False, BLACK, True): "◉",
+    },
+    "draughts": {
+        (c, WHITE, False): "⛀" for c in (True, False)} | {
+        (c, WHITE, True): "⛁" for c in (True, False)} | {
+        (c, BLACK, False): "⛂" for c in (True, False)} | {
+        (c, BLACK, True): "⛃" for c in (True, False)},
+    "ascii": {
+        (c, WHITE, False): "w" for c in (True, False)} | {
+        (c, WHITE, True): "W" for c in (True, False)} | {
+        (c, BLACK, False): "b" for c in (True, False)} | {
+        (c, BLACK, True): "B" for c in (True, False)},
+}
+
+_LIGHT = "on #eed8b4"
+_DARK = "on #8a5a36"
+_MARKED = "on #b8892c"
+_WHITE_PIECE = "bold #ffffff"
+_BLACK_PIECE = "bold #101010"
+
+
+def render_board(view: BoardView, *, color: bool = True, pieces: str = "disc") -> Any:
+    """The board as a :class:`rich.text.Text` (``.plain`` is the text without styles).
+
+    With ``color`` the squares and pieces are coloured and the last move's squares
+    are highlighted; without it the empty dark squares show ``.`` and the two
+    sides differ in shape (``○`` White, ``●`` Black; ``◎``/``◉`` kings). Each row
+    is labelled with the numbers of its first and last squares; ``numbers``
+    puts its number on every empty square.
+    """
+    from rich.text import Text
+
+    variant = view.variant
+    glyphs = PIECE_SETS.get(pieces, PIECE_SETS["disc"])
+    size = variant.size
+    rows = list(range(size))
+    cols = list(range(size))
+    if view.flipped:
+        rows.reverse()
+        cols.reverse()
+    marked: set[int] = set()
+    captured: set[int] = set()
+    from_square = None
+    if view.last_move is not None:
+        marked = {view.last_move.from_square, view.last_move.to_square}
+        from_square = view.last_move.from_square
+        captured = set(view.last_move.captures)
+    width = len(str(variant.squares))
+    text = Text()
+    for row in rows:
+        squares = [variant.square_at(row, c) for c in cols]
+        dark = [s for s in squares if s is not None]
+        text.append(f"{dark[0]:>{width}} ", style="dim")
+        for square in squares:
+            if square is None:
+                text.append("   ", style=_LIGHT if color else "")
+                continue
+            background = _MARKED if (color and square in marked) else (_DARK if color else "")
+            piece = view.pieces.get(square)
+            if piece is not None:
+                glyph = glyphs[(color, piece.color, piece.king)]
+                style = (_WHITE_PIECE if piece.color == WHITE else _BLACK_PIECE) if color else ""
+                text.append(f" {glyph} ", style=f"{style} {background}".strip())
+            elif view.numbers:
+                text.append(f"{square:^3}", style=f"#d9c2a0 {background}".strip() if color else "")
+            elif square in captured:
+                text.append(" × ", style=f"#e06050 {background}".strip() if color else "")
+            elif square == from_square:
+                text.append(" · ", style=f"#f0e0c0 {background}".strip() if color else "")
+            else:
+                text.append(" . " if not color else "   ", style=background)
+        text.append(f" {dark[-1]}", style="dim")
+        text.append("\n")
+    for line in view.status:
+        text.append(line + "\n")
+    text.rstrip()
+    return text
+
+
+def render_item(item: Item, *, color: bool = True, pieces: str = "disc") -> Any:
+    """A :class:`Message` or :class:`BoardView` as rich Text."""
+    from rich.text import Text
+
+    if isinstance(item, BoardView):
+        return render_board(item, color=color, pieces=pieces)
+    styles = {"error": "bold red", "hint": "cyan", "result": "bold yellow", "move": "bold",
+              "help": "", "info": "", "warning": "yellow"}
+    return Text(item.text, style=styles.get(item.kind, "") if color else "")
+
+
+# -- the session ---------------------------------------------------------------------------
+
+
+class PlaySession:
+    """A game of draughts driven by text lines, with no terminal.
+
+    :param variant: the variant (default International).
+    :param white, black: ``"human"`` or ``"engine"`` (default: a human with White
+        against the engine).
+    :param level: the engine's level, 1-10.
+    :param clock: ``(seconds, increment)`` for each side (see :func:`parse_play_clock`),
+        or None for no clocks.
+    :param movetime: the engine's seconds per move without a clock (also the
+        time of a hint and of weighing a draw offer).
+    :param depth: an optional cap on every search's depth (fast tests).
+    :param fen: the start position (default: the variant's).
+    :param rules: draw rules for games of ``variant`` (default: the variant's).
+    :param numbers, flipped: display options (``flipped`` default: from Black's
+        side when the human plays Black against the engine).
+    :param seed: seed of the engine's choices below level 10.
+    :param sink: called with each output item as it is produced (the terminal
+        prints it at once); :meth:`handle` also returns the items of one line.
+    :param thinker: runs a :class:`ThinkTask` (default: in the calling thread).
+    :param now: the time source of the clocks (tests pass a fake).
+
+    ``handle(line)`` plays a move or runs a command, then lets the engine move
+    while it is to move (unless paused); ``send(line)`` does the same and returns
+    the output as plain text.
+    """
+
+    def __init__(self, *, variant: str | Variant = "international", white: str = HUMAN,
+                 black: str = ENGINE, level: int = DEFAULT_LEVEL,
+                 clock: tuple[float, float] | None = None, movetime: float = DEFAULT_MOVETIME,
+                 depth: int | None = None, fen: str | None = None, rules: Rules | None = None,
+                 numbers: bool = False, flipped: bool | None = None, seed: int | None = None,
+                 hash_mb: int = 16,
+                 sink: Callable[[Item], None] | None = None,
+                 thinker: Callable[[ThinkTask], Any] | None = None,
+                 now: Callable[[], float] = time.monotonic) -> None:
+        for name, kind in (("white", white), ("black", black)):
+            if kind not in PLAYER_KINDS:
+                raise ValueError(f"{name} must be 'human' or 'engine', got {kind!r}")
+        if not 1 <= level <= 10:
+            raise ValueError(f"level must be between 1 and 10, got {level}")
+        if movetime <= 0:
+            raise ValueError("movetime must be positive")
+        if depth is not None and depth < 1:
+            raise ValueError("depth must be at least 1")
+        self.variant = get_variant(variant)
+        self.players: dict[Color, str] = {WHITE: white, BLACK: black}
+        self.level = level
+        self.movetime = movetime
+        self.depth = depth
+        self.clock_setting = clock
+        self.rules = rules
+        self._rules_variant: str | None = get_variant(variant).name if rules else None
+        self.numbers = numbers
+        self.flipped = self._default_flip() if flipped is None else flipped
+        self.sink = sink
+        self.thinker = thinker or plain_thinker
+        self.now = now
+        self._seed = seed
+        self._hash_mb = hash_mb
+        self._engine: Engine | None = None
+        self.quit_requested = False
+        self.paused = False
+        self._collected: list[list[Item]] = []
+        self._new_board(self._make_board(fen))
+
+    # -- state -------------------------------------------------------------------------
+
+    def _make_board(self, fen: str | None = None) -> Board:
+        """A board of the session's variant (with its rules when they were given)."""
+        rules = self.rules if self.rules is not None and self._rules_variant_ok() else None
+        return Board(fen, variant=self.variant, rules=rules)
+
+    def _rules_variant_ok(self) -> bool:
+        return self._rules_variant in (None, self.variant.name)
+
+    def _new_board(self, board: Board | None, headers: dict[str, str] | None = None) -> None:
+        self.board = board if board is not None else self._make_board()
+        self.variant = self.board.variant
+        self.redo_stack: list[list[Any]] = []
+        self.end: GameEnd | None = None
+        self.paused = False
+        self._draw_offer: Color | None = None
+        self.headers: dict[str, str] = dict(headers or {})
+        self._times_stack: list[tuple[float, float]] = []
+        if self.clock_setting is not None:
+            base = self.clock_setting[0]
+            self.time_left = {WHITE: base, BLACK: base}
+        else:
+            self.time_left = {}
+        self._turn_start = self.now()
+
+    def _default_flip(self) -> bool:
+        return self.players[BLACK] == HUMAN and self.players[WHITE] == ENGINE
+
+    @property
+    def engine(self) -> Engine:
+        """The engine (made on first use)."""
+        if self._engine is None:
+            self._engine = Engine(hash_mb=self._hash_mb, level=self.level, seed=self._seed)
+        return self._engine
+
+    @property
+    def mode(self) -> str:
+        """``human-engine``, ``human-human`` or ``engine-engine``."""
+        kinds = set(self.players.values())
+        if kinds == {HUMAN}:
+            return "human-human"
+        if kinds == {ENGINE}:
+            return "engine-engine"
+        return "human-engine"
+
+    def human_color(self) -> Color | None:
+        """The human's colour against the engine (None unless exactly one human)."""
+        humans = [c for c, k in self.players.items() if k == HUMAN]
+        return humans[0] if len(humans) == 1 else None
+
+    def player_name(self, color: Color) -> str:
+        if self.players[color] == ENGINE:
+            return f"damier level {self.level}"
+        return "you" if self.mode == "human-engine" else "human"
+
+    def game_end(self) -> GameEnd | None:
+        """How the game ended, or None while it goes on."""
+        if self.end is not None:
+            return self.end
+        outcome = self.board.outcome()
+        if outcome is None:
+            return None
+        detail = ""
+        if outcome.termination is Termination.NO_MOVES and outcome.winner is not None:
+            loser = COLOR_TITLES[not outcome.winner]
+            has_pieces = any(p.color != outcome.winner for p in self.board.piece_map().values())
+            detail = f"{loser} cannot move" if has_pieces else f"{loser} has no pieces left"
+        return GameEnd(outcome.winner, outcome.termination.describe(self.board.rules), detail,
+                       outcome.termination)
+
+    def is_over(self) -> bool:
+        return self.game_end() is not None
+
+    def engine_to_move(self) -> bool:
+        return self.players[self.board.turn] == ENGINE
+
+    # -- output ----------------------------------------------------------------------------
+
+    def _emit(self, item: Item) -> None:
+        for bucket in self._collected:
+            bucket.append(item)
+        if self.sink is not None:
+            self.sink(item)
+
+    def say(self, text: str, kind: str = "info") -> None:
+        self._emit(Message(text, kind))
+
+    @contextmanager
+    def _collect(self) -> Iterator[list[Item]]:
+        bucket: list[Item] = []
+        self._collected.append(bucket)
+        try:
+            yield bucket
+        finally:
+            self._collected.pop()
+
+    def view(self) -> BoardView:
+        """The board as it is to be drawn now."""
+        last = self.board.move_stack[-1] if self.board.move_stack else None
+        return BoardView(self.variant, self.board.piece_map(), self.board.turn, self.flipped,
+                         self.numbers, last, tuple(self.status_lines()))
+
+    def show_board(self) -> None:
+        self._emit(self.view())
+
+    def status_lines(self) -> list[str]:
+        board = self.board
+        moves = len(board.move_stack)
+        number = self._move_number(moves)
+        first = f"{self.variant.title} draughts · move {number} · "
+        end = self.game_end()
+        if end is not None:
+            first += f"game over: {end.headline()}"
+        else:
+            first += f"{COLOR_TITLES[board.turn]} to move"
+            if self.players[board.turn] == ENGINE:
+                first += " (damier)" + (" · paused: type go" if self.paused else "")
+        lines = [first]
+        second = []
+        if board.move_stack:
+            second.append(f"last move {self._last_move_text()}")
+        names = f"White: {self.player_name(WHITE)} · Black: {self.player_name(BLACK)}"
+        second.append(names)
+        lines.append(" · ".join(second))
+        if self.time_left:
+            times = self.current_times()
+            lines.append(f"clock: White {format_clock(times[WHITE])} · "
+                         f"Black {format_clock(times[BLACK])}")
+        return lines
+
+    def _last_move_text(self) -> str:
+        board = self.board.copy()
+        move = board.pop()
+        return board.notation(move) if move is not None else "huff"
+
+    def _move_number(self, ply: int) -> int:
+        offset = 0 if self.board.root().turn == self.variant.white_starts else 1
+        return (ply + offset) // 2 + 1
+
+    def _numbered(self, ply: int, text: str) -> str:
+        offset = 0 if self.board.root().turn == self.variant.white_starts else 1
+        index = ply + offset
+        number = index // 2 + 1
+        return f"{number}. {text}" if index % 2 == 0 else f"{number}... {text}"
+
+    def prompt(self) -> str:
+        """The input prompt, e.g. ``White 4:32 > ``."""
+        turn = self.board.turn
+        text = COLOR_TITLES[turn]
+        if self.is_over():
+            text = "game over"
+        elif self.players[turn] == ENGINE:
+            text = f"{COLOR_TITLES[turn]} (damier, paused)"
+        if self.time_left and not self.is_over():
+            text += f" {format_clock(self.current_times()[turn])}"
+        return f"{text} > "
+
+    # -- clocks ----------------------------------------------------------------------------
+
+    def current_times(self) -> dict[Color, float]:
+        """Time left for each side, counting the running turn."""
+        times = dict(self.time_left)
+        if times and not self.is_over() and not self.paused:
+            times[self.board.turn] -= self.now() - self._turn_start
+        return times
+
+    def _restart_turn(self) -> None:
+        self._turn_start = self.now()
+
+    def _check_flag(self) -> bool:
+        """Ends the game when the side to move has run out of time."""
+        if not self.time_left or self.is_over() or self.paused:
+            return False
+        turn = self.board.turn
+        if self.current_times()[turn] <= 0:
+            self.time_left[turn] = 0.0
+            self.end = GameEnd(not turn, "time forfeit", f"{COLOR_TITLES[turn]}'s flag fell")
+            self._announce_end()
+            return True
+        return False
+
+    # -- handling input ----------------------------------------------------------------------
+
+    def start(self) -> list[Item]:
+        """The greeting and the board; then the engine moves if it is to move."""
+        with self._collect() as items:
+            white, black = self.player_name(WHITE), self.player_name(BLACK)
+            extra = ""
+            if self.clock_setting is not None:
+                base, inc = self.clock_setting
+                extra += f" Clocks: {format_clock(base)} each, +{inc:g} s a move."
+            if self.board.move_stack:
+                extra += f" Going on after {len(self.board.move_stack)} moves."
+            self.say(f"damier play: {self.variant.title} draughts, White: {white}, "
+                     f"Black: {black}.{extra} Type moves like 32-28 (or just 32 when only one "
+                     "move starts there); `help` lists the commands.")
+            self.show_board()
+            self._announce_end()
+            self._restart_turn()
+            try:
+                self.advance()
+            except SearchInterrupted:
+                self._interrupted()
+        return items
+
+    def handle(self, line: str) -> list[Item]:
+        """Plays the move or runs the command of ``line``; returns the output items.
+        Bad input is explained, never raised."""
+        with self._collect() as items:
+            try:
+                self._handle(line)
+                self.advance()
+            except SearchInterrupted:
+                self._interrupted()
+            except (ValueError, OSError) as err:   # explained, never fatal
+                self.say(f"{line.strip()!r}: {err}", "error")
+        return items
+
+    def send(self, line: str) -> str:
+        """:meth:`handle`, with the output as plain text."""
+        return "\n".join(str(item) for item in self.handle(line))
+
+    def _handle(self, line: str) -> None:
+        text = line.strip()
+        if not text:
+            return
+        self._check_flag()
+        if looks_like_move(text):
+            self._human_move(text)
+            return
+        word, _, rest = text.partition(" ")
+        name = word.lower()
+        name = ALIASES.get(name, name)
+        method = getattr(self, f"_cmd_{name}", None) if name in COMMANDS else None
+        if method is None:
+            guess = difflib.get_close_matches(name, list(COMMANDS) + list(ALIASES), n=1)
+            hint = f"; did you mean `{ALIASES.get(guess[0], guess[0])}`?" if guess else ""
+            self.say(f"unknown command {word!r}{hint or '.'} Type `help` for the commands, "
+                     "or a move like 32-28.", "error")
+            return
+        method(rest.strip())
+
+    def advance(self) -> None:
+        """Lets the engine play while it is to move, the game goes on and nothing is paused."""
+        while not self.paused and not self.quit_requested and not self.is_over() \
+                and self.engine_to_move():
+            self._engine_move()
+
+    def _interrupted(self) -> None:
+        self.paused = True
+        self.say("search stopped. The game is paused: type `go` to let the engine move, "
+                 "`undo` to take back, or any command.", "warning")
+        self.show_board()
+
+    # -- moves -------------------------------------------------------------------------------
+
+    def _human_move(self, text: str) -> None:
+        end = self.game_end()
+        if end is not None:
+            self.say(f"the game is over ({end.headline()}). Type `new` for another game, "
+                     "`undo` to take back, `save FILE` or `quit`.", "error")
+            return
+        turn = self.board.turn
+        if self.players[turn] == ENGINE:
+            self.say(f"it is the engine's move ({COLOR_TITLES[turn]}): type `go` to let it "
+                     "play, or `undo` to take back your move.", "error")
+            return
+        try:
+            move, completed = resolve_move(self.board, text)
+        except MoveInputError as err:
+            self.say(str(err), "error")
+            return
+        notation = self.board.notation(move)
+        self.paused = False         # a move by a person resumes a paused game
+        if completed:
+            self.say(f"{text.strip()} → {notation}")
+        self._play(move, notation)
+
+    def _play(self, move: Any, notation: str, comment: str = "") -> bool:
+        """Plays ``move`` for the side to move (charging its clock); False on a flag fall."""
+        board = self.board
+        turn = board.turn
+        if self.time_left:
+            times = self.current_times()
+            if times[turn] <= 0:
+                self._check_flag()
+                return False
+            self._times_stack.append((self.time_left[WHITE], self.time_left[BLACK]))
+            self.time_left[turn] = times[turn] + self.clock_setting[1]  # type: ignore[index]
+        ply = len(board.move_stack)
+        board.push(move)
+        self._restart_turn()
+        if self.redo_stack:
+            self.redo_stack.clear()
+        if self._draw_offer is not None and self._draw_offer != turn:
+            self.say(f"{COLOR_TITLES[turn]} plays on: the draw offer is declined.")
+            self._draw_offer = None
+        self.say(self._numbered(ply, notation) + (f"   {comment}" if comment else ""), "move")
+        self._after_move()
+        return True
+
+    def _after_move(self) -> None:
+        if self.is_over():
+            self.show_board()
+            self._announce_end()
+        elif not self.engine_to_move() or self.mode == "engine-engine":
+            self.show_board()
+
+    def _announce_end(self) -> None:
+        end = self.game_end()
+        if end is None:
+            return
+        from damier.pdn import result_for_variant
+        result = result_for_variant(end.result(), self.variant) or end.result()
+        self.say(f"Game over: {end.headline()}. Result {result}.", "result")
+        self.say("Type `new` for another game, `save FILE` to keep this one, `undo` to take "
+                 "back, or `quit`.")
+
+    def _engine_move(self, *, for_human: bool = False) -> None:
+        board = self.board
+        turn = board.turn
+        engine = self.engine
+        engine.set_level(self.level)
+        limits: dict[str, Any] = {}
+        if self.depth is not None:
+            limits["depth"] = self.depth
+        if self.time_left:
+            times = self.current_times()
+            inc = self.clock_setting[1] if self.clock_setting else 0.0
+            limits["clock"] = Clock(max(0.0, times[WHITE]), max(0.0, times[BLACK]), inc, inc)
+        else:
+            limits["movetime"] = self.movetime
+        snapshot = board.copy()
+        who = f"damier ({COLOR_TITLES[turn]}, level {self.level})"
+        task = ThinkTask(
+            label=f"{who} is thinking",
+            run=lambda info: engine.search(snapshot, info=info, **limits),
+            stop=engine.stop,
+            describe=lambda info: self._describe(snapshot, info))
+        result: SearchResult = self.thinker(task)
+        if result.best_move is None:
+            return
+        if self._check_flag():
+            return
+        notation = board.notation(result.best_move)
+        comment = f"damier: depth {result.depth}, {format_score(result.score)}"
+        if for_human:
+            comment += f" (played for {COLOR_TITLES[turn]})"
+        self._play(result.best_move, notation, comment)
+
+    def _describe(self, board: Board, info: SearchInfo) -> str:
+        line = _pv_text(board, info.pv, 6)
+        score = format_score(info.score)
+        return f"depth {info.depth} · {score} for {COLOR_TITLES[board.turn]} · {line}"
+
+    def _analyse(self, label: str) -> SearchResult:
+        """A full-strength search of the position (hint, draw offers)."""
+        engine = self.engine
+        snapshot = self.board.copy()
+        limits: dict[str, Any] = {"movetime": self.movetime}
+        if self.depth is not None:
+            limits = {"depth": self.depth}
+        task = ThinkTask(label=label,
+                         run=lambda info: engine.analyse(snapshot, info=info, **limits)[0],
+                         stop=engine.stop,
+                         describe=lambda info: self._describe(snapshot, info))
+        return self.thinker(task)
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def _cmd_help(self, args: str) -> None:
+        if args:
+            name = ALIASES.get(args.lower(), args.lower())
+            if name in COMMANDS:
+                usage, text = COMMANDS[name]
+                self.say(f"{usage}: {text}", "help")
+                return
+            self.say(f"no command {args!r}; type `help` for the list", "error")
+            return
+        width = max(len(usage) for usage, _ in COMMANDS.values())
+        lines = ["Type a move in standard notation: 32-28, 19x28, the full path for an "
+                 "ambiguous capture (47x38x24x13x36, or enough of it: 47x24x36); a square "
+                 "alone (32) or the start of a move (32-2) is enough when only one move fits.",
+                 "Commands:"]
+        lines += [f"  {usage:<{width}}  {text}" for usage, text in COMMANDS.values()]
+        lines.append("Ctrl-C while the engine thinks stops its search (the game pauses).")
+        self.say("\n".join(lines), "help")
+
+    def _cmd_moves(self, args: str) -> None:
+        legal = self.board.legal_moves
+        if self.is_over() or not legal:
+            self.say("no legal moves: the game is over", "error")
+            return
+        text = f"legal moves for {COLOR_TITLES[self.board.turn]}: {_listing(legal, legal)}"
+        if legal[0].is_capture:
+            text += " (capturing is compulsory)"
+        self.say(text)
+
+    def _cmd_board(self, args: str) -> None:
+        self.show_board()
+
+    def _cmd_rules(self, args: str) -> None:
+        v = self.variant
+        lines = [f"{v.title} draughts: {v.size}x{v.size} board, squares 1-{v.squares}, "
+                 f"{'White' if v.white_starts else 'Black'} moves first.",
+                 "Capturing is compulsory" + (
+                     ", and the capture taking the most pieces must be played (kings count as one)."
+                     if v.majority_capture else "; any capture may be chosen, but it must be "
+                     "taken to the end."),
+                 "Men capture backwards too." if v.men_capture_backwards else
+                 "Men capture forwards only.",
+                 "Kings fly: they move and capture at any distance." if v.flying_kings else
+                 "Kings move one square, forwards or backwards."]
+        if v.promote_during_capture:
+            lines.append("A man reaching the last row during a capture is crowned at once and "
+                         "goes on capturing as a king.")
+        elif v.crowning_ends_capture:
+            lines.append("A man reaching the last row is crowned and the move ends there.")
+        else:
+            lines.append("A man is crowned only if its move ends on the last row.")
+        lines.append("Draws: " + "; ".join(self.board.rules.summary()) + ".")
+        self.say("\n".join(lines), "help")
+
+    def _cmd_hint(self, args: str) -> None:
+        if self.is_over():
+            self.say("the game is over: no hint to give", "error")
+            return
+        try:
+            result = self._analyse("damier looks for a hint")
+        except SearchInterrupted:
+            self.say("hint stopped", "warning")
+            return
+        if result.best_move is None:
+            self.say("no legal moves", "error")
+            return
+        board = self.board
+        self.say(f"hint: {board.notation(result.best_move)} ({format_score(result.score)} for "
+                 f"{COLOR_TITLES[board.turn]}, depth {result.depth}; line "
+                 f"{_pv_text(board, result.pv, 8)})", "hint")
+
+    def _plies_to_undo(self) -> int:
+        stack = len(self.board.move_stack)
+        if self.mode != "human-engine":
+            return 1 if stack else 0
+        human = self.human_color()
+        for k in range(1, stack + 1):
+            turn_after = self.board.turn if k % 2 == 0 else not self.board.turn
+            if turn_after == human:
+                return k
+        return 0
+
+    def _cmd_undo(self, args: str) -> None:
+        k = self._plies_to_undo()
+        if k == 0:
+            self.say("nothing to undo", "error")
+            return
+        popped = []
+        for _ in range(k):
+            popped.append(self.board.pop())
+        popped.reverse()
+        if self.time_left and len(self._times_stack) >= k:
+            times = self._times_stack[-k]
+            del self._times_stack[-k:]
+            self.time_left = {WHITE: times[0], BLACK: times[1]}
+        else:
+            self._times_stack.clear()
+        self.redo_stack.append(popped)
+        self.end = None
+        self._draw_offer = None
+        self._restart_turn()
+        self.paused = self.mode == "engine-engine" or self.engine_to_move()
+        board = self.board.copy()
+        texts = []
+        for move in popped:
+            texts.append(board.notation(move))
+            board.push(move)
+        self.say(f"took back {' '.join(texts)}")
+        self.show_board()
+
+    def _cmd_redo(self, args: str) -> None:
+        if not self.redo_stack:
+            self.say("nothing to redo", "error")
+            return
+        group = self.redo_stack.pop()
+        saved = self.redo_stack
+        self.redo_stack = []
+        texts = []
+        for move in group:
+            texts.append(self.board.notation(move))
+            if self.time_left:
+                self._times_stack.append((self.time_left[WHITE], self.time_left[BLACK]))
+            self.board.push(move)
+        self.redo_stack = saved
+        self._restart_turn()
+        self.paused = self.mode == "engine-engine"
+        self.say(f"replayed {' '.join(texts)}")
+        self.show_board()
+        if self.is_over():
+            self._announce_end()
+
+    def _cmd_go(self, args: str) -> None:
+        if self.is_over():
+            self.say("the game is over; type `new` for another one", "error")
+            return
+        was_paused = self.paused
+        self.paused = False
+        if was_paused:
+            self._restart_turn()
+        if not self.engine_to_move():
+            self._engine_move(for_human=True)
+
+    def _cmd_flip(self, args: str) -> None:
+        self.flipped = not self.flipped
+        self.show_board()
+
+    def _cmd_numbers(self, args: str) -> None:
+        value = args.lower()
+        if value in ("", "toggle"):
+            self.numbers = not self.numbers
+        elif value in ("on", "yes", "1", "true", "show"):
+            self.numbers = True
+        elif value in ("off", "no", "0", "false", "hide"):
+            self.numbers = False
+        else:
+            self.say(f"numbers {args}: expected `numbers on` or `numbers off`", "error")
+            return
+        self.show_board()
+
+    def _cmd_level(self, args: str) -> None:
+        if not args:
+            self.say(f"the engine plays at level {self.level} (1-10); `level N` changes it")
+            return
+        try:
+            level = int(args)
+        except ValueError:
+            level = 0
+        if not 1 <= level <= 10:
+            self.say(f"level {args}: expected a number from 1 (a beginner can win) to "
+                     "10 (full strength)", "error")
+            return
+        self.level = level
+        if self._engine is not None:
+            self._engine.set_level(level)
+        self.say(f"engine level {level}")
+
+    def _cmd_new(self, args: str) -> None:
+        variant = self.variant
+        human: Color | None = None
+        for token in args.lower().split():
+            if token in ("white", "w"):
+                human = WHITE
+            elif token in ("black", "b"):
+                human = BLACK
+            else:
+                try:
+                    variant = get_variant(token)
+                except ValueError as err:
+                    self.say(f"new {args}: {err}; colours: white, black", "error")
+                    return
+        if human is not None:
+            self.players = {human: HUMAN, (not human): ENGINE}
+        self.variant = variant
+        self.flipped = self._default_flip()
+        if self._engine is not None:
+            self._engine.new_game()
+        self._new_board(self._make_board())
+        self.say(f"new game: {variant.title} draughts, White: {self.player_name(WHITE)}, "
+                 f"Black: {self.player_name(BLACK)}")
+        self.show_board()
+
+    def _cmd_fen(self, args: str) -> None:
+        if not args:
+            self.say(self.board.fen(compact=True))
+            return
+        try:
+            board = self._make_board(args)
+        except ValueError as err:
+            self.say(f"cannot set up {args!r}: {err}", "error")
+            return
+        self._new_board(board)
+        self.say(f"set up {board.fen(compact=True)} ({self.variant.title})")
+        self.show_board()
+        if self.is_over():
+            self._announce_end()
+
+    def load_game(self, path: str | Path) -> None:
+        """Goes on from the end of the main line of the first game of a PDN file
+        (raises ValueError with the reason when it cannot)."""
+        from damier.pdn import read_game, result_for_variant
+        path = Path(path).expanduser()
+        if not path.is_file():
+            raise ValueError(f"cannot load {str(path)!r}: no such file")
+        try:
+            game = read_game(path)
+            if game is None:
+                raise ValueError("no game in the file")
+            board = game.end().board()
+        except (PdnError, OSError, ValueError) as err:
+            raise ValueError(f"cannot load {str(path)!r}: {err}") from None
+        headers = dict(game.headers)
+        self.variant = game.variant
+        self._new_board(board, headers)
+        result = result_for_variant(headers.get("Result", "*"), "english")
+        if board.outcome() is None and result in ("1-0", "0-1", "1/2-1/2"):
+            winner = None if result == "1/2-1/2" else result == "1-0"
+            reason = headers.get("Termination", "") or "the result in the file"
+            self.end = GameEnd(winner, reason)
+        if self._engine is not None:
+            self._engine.new_game()
+        self.paused = self.mode == "engine-engine"
+        self.say(f"loaded {path.name}: {self.variant.title} draughts, "
+                 f"{len(board.move_stack)} moves ({headers.get('White', '?')} - "
+                 f"{headers.get('Black', '?')})")
+
+    def _cmd_load(self, args: str) -> None:
+        if not args:
+            self.say("load FILE: which file?", "error")
+            return
+        try:
+            self.load_game(args)
+        except ValueError as err:
+            self.say(str(err), "error")
+            return
+        self.show_board()
+        if self.is_over():
+            self._announce_end()
+
+    def game(self) -> Any:
+        """The game so far as a :class:`damier.pdn.Game`."""
+        from damier.pdn import Game, result_for_variant
+        game = Game.from_board(self.board)
+        for name, value in self.headers.items():
+            if name not in ("GameType", "FEN", "SetUp", "Result"):
+                game.headers[name] = value
+        if "Event" not in self.headers:
+            game.headers["Event"] = "damier play"
+            game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
+            game.headers["White"] = ("Human" if self.players[WHITE] == HUMAN
+                                     else self.player_name(WHITE))
+            game.headers["Black"] = ("Human" if self.players[BLACK] == HUMAN
+                                     else self.player_name(BLACK))
+        end = self.game_end()
+        if end is not None:
+            game.headers["Result"] = result_for_variant(end.result(), self.variant) or "*"
+            if self.end is not None:
+                game.headers["Termination"] = end.reason
+        else:
+            game.headers["Result"] = "*"
+            game.headers.pop("Termination", None)
+        return game
+
+    def _cmd_save(self, args: str) -> None:
+        from damier.pdn import write_game
+        if not args:
+            self.say("save FILE: which file?", "error")
+            return
+        path = Path(args).expanduser()
+        try:
+            text = write_game(self.game())
+            path.write_text(text, encoding="utf-8")
+        except OSError as err:
+            self.say(f"cannot save to {args!r}: {err.strerror or err}", "error")
+            return
+        self.say(f"saved {len(self.board.move_stack)} moves to {path}")
+
+    def _cmd_resign(self, args: str) -> None:
+        if self.is_over():
+            self.say("the game is already over", "error")
+            return
+        loser = self.human_color() if self.mode == "human-engine" else self.board.turn
+        assert loser is not None
+        self.end = GameEnd(not loser, "resignation", f"{COLOR_TITLES[loser]} resigned",
+                           Termination.RESIGNATION)
+        self._announce_end()
+
+    def _cmd_draw(self, args: str) -> None:
+        if self.is_over():
+            self.say("the game is already over", "error")
+            return
+        board = self.board
+        rules: Rules = board.rules
+        if not board.can_offer_draw():
+            self.say(f"a draw may be offered only after {rules.draw_offer_min_moves} moves "
+                     "each (the rules of this game)", "error")
+            return
+        offerer = self.human_color() if self.mode == "human-engine" else board.turn
+        assert offerer is not None
+        opponent = not offerer
+        if self.players[opponent] == ENGINE:
+            try:
+                result = self._analyse("damier weighs the draw offer")
+            except SearchInterrupted:
+                self.say("draw offer withdrawn (search stopped)", "warning")
+                return
+            score = result.score if board.turn == opponent else -result.score
+            if abs(score) <= DRAW_MARGIN:
+                self._agree_draw(f"damier accepts the draw (it sees {format_score(score)})")
+            else:
+                why = ("it thinks it stands better" if score > 0 else
+                   "it does not think the game is level")
+                self.say(f"damier declines the draw: {why} ({format_score(score)} for "
+                         f"{COLOR_TITLES[opponent]}). Play on.", "warning")
+            return
+        if self._draw_offer == opponent:
+            self._agree_draw(f"{COLOR_TITLES[offerer]} accepts the draw")
+            return
+        self._draw_offer = offerer
+        self.say(f"{COLOR_TITLES[offerer]} offers a draw: {COLOR_TITLES[opponent]}, type `draw` "
+                 "to accept, or play a move to decline.")
+
+    def _agree_draw(self, text: str) -> None:
+        self.say(text)
+        self._draw_offer = None
+        self.end = GameEnd(None, Termination.AGREEMENT.describe(), "", Termination.AGREEMENT)
+        self._announce_end()
+
+    def _cmd_quit(self, args: str) -> None:
+        self.quit_requested = True
+        self.paused = True
+        self.say("bye")
+
+
+def _pv_text(board: Board, pv: list, limit: int) -> str:
+    copy = board.copy()
+    texts = []
+    for move in pv[:limit]:
+        try:
+            texts.append(copy.notation(move))
+            copy.push(move)
+        except ValueError:
+            break
+    return " ".join(texts) if texts else "-"
+
+
+# -- the terminal -----------------------------------------------------------------------------
+
+
+class TerminalThinker:
+    """Runs a search in a worker thread under a rich spinner showing depth, score
+    and line; Ctrl-C stops the search and raises :class:`SearchInterrupted`."""
+
+    def __init__(self, console: Any) -> None:
+        self.console = console
+
+    def __call__(self, task: ThinkTask) -> Any:
+        from rich.text import Text
+
+        box: dict[str, Any] = {}
+        latest: list[SearchInfo | None] = [None]
+        # The worker says when it is done with an Event: a Thread.join() interrupted by
+        # Ctrl-C can leave the thread marked as stopped while it still runs.
+        done = threading.Event()
+
+        def target() -> None:
+            try:
+                box["result"] = task.run(lambda info: latest.__setitem__(0, info))
+            except BaseException as err:  # handed to the main thread
+                box["error"] = err
+            finally:
+                done.set()
+
+        worker = threading.Thread(target=target, name="damier-search", daemon=True)
+        start = time.monotonic()
+        interrupted = False
+        with self.console.status(Text(task.label), spinner="dots") as status:
+            worker.start()
+            try:
+                while not done.wait(0.1):
+                    info = latest[0]
+                    line = f"{task.label} ({time.monotonic() - start:.1f} s)"
+                    if info is not None:
+                        line += " · " + task.describe(info)
+                    status.update(Text(line))
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                while not done.is_set():
+                    task.stop()
+                    try:
+                        done.wait(0.05)
+                    except KeyboardInterrupt:
+                        pass
+        if interrupted:
+            raise SearchInterrupted()
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+
+
+def run_terminal(session: PlaySession, console: Any, *, pieces: str = "disc",
+                 read_line: Callable[[str], str] | None = None) -> int:
+    """The interactive loop: prints the session's output with ``console`` and
+    feeds it the lines typed; returns the exit status."""
+    color = console.color_system is not None and not console.no_color
+
+    def sink(item: Item) -> None:
+        console.print(render_item(item, color=color, pieces=pieces), highlight=False)
+
+    session.sink = sink
+    session.thinker = TerminalThinker(console)
+    if read_line is None:
+        try:
+            import readline  # noqa: F401  (line editing and history for input())
+        except ImportError:  # pragma: no cover
+            pass
+
+        def read_line(prompt: str) -> str:
+            from rich.markup import escape
+            return console.input(f"[bold]{escape(prompt)}[/bold]")
+
+    try:
+        session.start()
+    except KeyboardInterrupt:
+        session._interrupted()
+    interrupts = 0
+    while not session.quit_requested:
+        try:
+            line = read_line(session.prompt())
+        except EOFError:
+            console.print()
+            break
+        except KeyboardInterrupt:
+            interrupts += 1
+            if interrupts >= 2:
+                console.print()
+                break
+            console.print("\n(Ctrl-C again or `quit` to leave)", style="dim")
+            continue
+        interrupts = 0
+        try:
+            session.handle(line)
+        except Exception as exc:  # a bug must not lose the game
+            console.print(f"internal error ({type(exc).__name__}: {exc}); the game goes on",
+                          style="bold red", markup=False)
+        except KeyboardInterrupt:
+            if session.engine_to_move() and not session.is_over():
+                session._interrupted()
+            else:
+                console.print("(interrupted)", style="dim")
+    return 0
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds the ``play`` subcommand to ``damier``'s subparsers."""
+    p = subparsers.add_parser(
+        "play", help="play draughts in the terminal (against the engine, or two people)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Play draughts in the terminal: you against damier's engine (default: you "
+        "have White), two people, or the engine against itself. Type moves like 32-28 or "
+        "19x28 (a square alone is enough when only one move starts there) and `help` for the "
+        "commands.",
+        epilog="examples:\n  damier play\n  damier play --black human --white engine --level 3\n"
+        "  damier play --variant russian --clock 5+3\n"
+        "  damier play --white engine --black engine --movetime 0.2")
+    p.add_argument("--variant", default="international",
+                   help=f"variant: {', '.join(VARIANTS)} (default: international)")
+    p.add_argument("--white", choices=PLAYER_KINDS, default=None,
+                   help="who plays White (default: human)")
+    p.add_argument("--black", choices=PLAYER_KINDS, default=None,
+                   help="who plays Black (default: engine, or human when --white engine)")
+    p.add_argument("--level", type=int, default=DEFAULT_LEVEL,
+                   help=f"engine level 1 (a beginner can win) to 10 (default {DEFAULT_LEVEL})")
+    p.add_argument("--clock", metavar="MIN[+SEC]",
+                   help="game clocks: MIN minutes each, SEC seconds added per move, e.g. 5+3; "
+                   "a flag fall loses")
+    p.add_argument("--movetime", type=float, default=DEFAULT_MOVETIME, metavar="SEC",
+                   help=f"engine seconds per move without a clock, and for hints "
+                   f"(default {DEFAULT_MOVETIME:g})")
+    p.add_argument("--depth", type=int, help="cap the engine's search depth (plies)")
+    p.add_argument("--fen", help="start from this position")
+    p.add_argument("--load", metavar="FILE", help="start from the end of this PDN game")
+    p.add_argument("--numbers", action="store_true", help="show the square numbers")
+    p.add_argument("--flip", action="store_true", help="show the board from Black's side")
+    p.add_argument("--pieces", choices=sorted(PIECE_SETS), default="disc",
+                   help="piece symbols: disc (●/◉), draughts (⛀⛁⛂⛃) or ascii (w W b B)")
+    p.add_argument("--seed", type=int, help="seed of the engine's choices below level 10")
+    p.add_argument("--no-color", action="store_true", help="no colours")
+    return p
+
+
+def play_command(args: argparse.Namespace, out: TextIO, err: TextIO,
+                 read_line: Callable[[str], str] | None = None) -> int:
+    """``damier play``."""
+    from rich.console import Console
+
+    white = args.white or HUMAN
+    black = args.black or (HUMAN if args.white == ENGINE else ENGINE)
+    try:
+        variant = get_variant(args.variant)
+        clock = parse_play_clock(args.clock) if args.clock else None
+        if not 1 <= args.level <= 10:
+            raise ValueError(f"--level must be between 1 and 10, got {args.level}")
+        if args.movetime <= 0:
+            raise ValueError("--movetime must be positive")
+        if args.depth is not None and args.depth < 1:
+            raise ValueError("--depth must be at least 1")
+        session = PlaySession(variant=variant, white=white, black=black, level=args.level,
+                              clock=clock, movetime=args.movetime, depth=args.depth,
+                              fen=args.fen, numbers=args.numbers,
+                              flipped=True if args.flip else None, seed=args.seed)
+    except ValueError as exc:
+        err.write(f"damier play: {exc}\n")
+        return 2
+    if args.load:
+        try:
+            session.load_game(args.load)
+        except ValueError as exc:
+            err.write(f"damier play: {exc}\n")
+            return 2
+    console = Console(file=out, no_color=args.no_color or None, highlight=False)
+    return run_terminal(session, console, pieces=args.pieces, read_line=read_line)

@@ -1,0 +1,1038 @@
+"""The web app of ``damier serve``: a JSON API, a WebSocket and a static page.
+
+Routes (every error is JSON ``{"error": "...", "status": N, ...}``):
+
+=========================================  ==============================================
+``GET /``                                   the page (``static/index.html``)
+``GET /api/variants``                       the variants and their boards
+``GET /api/games``                          past games, most recent first (``limit``, ``offset``)
+``POST /api/games``                         a new game: ``{"variant", "color", "level", "fen"}``
+``GET /api/games/{id}``                     a game: FEN, legal moves, move list, outcome...
+``DELETE /api/games/{id}``                  forgets a game
+``POST /api/games/{id}/move``               ``{"move": "32-28"}`` or ``{"from", "to", "path"}``
+``POST /api/games/{id}/undo``               ``{"count": n}`` (default: back to the person's turn)
+``POST /api/games/{id}/redo``               ``{"count": n}`` (default 1)
+``POST /api/games/{id}/line``               ``{"moves": [...]}``: replaces the move list
+``POST /api/games/{id}/resign``             ``{"color": "white"}`` (default: the person's colour)
+``POST /api/games/{id}/draw``               a draw offer; the engine accepts or declines
+``POST /api/games/{id}/go``                 the engine plays the side to move now
+``GET /api/games/{id}/pdn``                 the game as a PDN file (download)
+``POST /api/games/{id}/analysis``           a game report: ``{"depth": n, "movetime": s}`` (202)
+``GET /api/games/{id}/analysis``            the report (or its progress while it runs)
+``DELETE /api/games/{id}/analysis``         stops a running report and forgets the stored one
+``POST /api/import``                        PDN text (JSON ``{"pdn": ...}`` or a raw upload)
+``POST /api/position``                      checks a FEN: ``{"variant", "fen"}``
+``WS /ws/games/{id}``                       live state, engine moves and analysis
+=========================================  ==============================================
+
+The engine searches in worker threads (it releases the GIL), so the event loop
+and the other games stay responsive while it thinks.
+
+A game report (:mod:`damier.web.report`) evaluates every position of a finished or
+imported game with the same depth and time per position, in a worker thread; the
+pages watching the game get ``report_started``, ``report_progress`` (ply k of n,
+with the new evaluation) and ``report_done`` (or ``report_stopped``) over the
+WebSocket, and the report is stored in SQLite for ``GET .../analysis``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from damier.board import Board
+from damier.engine import Engine, SearchInfo, format_score
+from damier.errors import InvalidFenError
+from damier.piece import WHITE
+from damier.variants import get_variant
+from damier.web.report import ReportCancelled, analyse_game, pv_texts, white_score
+from damier.web.session import (HUMAN_CHOICES, ApiError, GameSession, all_variants,
+                                capture_explanation, import_pdn, move_info, variant_info)
+from damier.web.storage import GameStore
+
+try:  # the web extra
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+except ImportError:  # pragma: no cover - checked in create_app
+    Starlette = None  # type: ignore[assignment,misc]
+
+__all__ = ["create_app", "GameHub", "JSON_LIMIT", "IMPORT_LIMIT", "STATIC_DIR",
+           "REPORT_DEPTH", "REPORT_MOVETIME", "REPORT_MAX_DEPTH", "REPORT_MAX_MOVETIME"]
+
+log = logging.getLogger("damier.web")
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+JSON_LIMIT = 64 * 1024
+"""The largest JSON request body accepted (bytes)."""
+IMPORT_LIMIT = 1024 * 1024
+"""The largest PDN upload accepted (bytes)."""
+WS_MESSAGE_LIMIT = 16 * 1024
+MAX_MULTIPV = 5
+ANALYSIS_SECONDS = 60.0
+"""An analysis stops by itself after this long."""
+ANALYSIS_MAX_DEPTH = 40
+MAX_SESSIONS = 64
+"""Games kept in memory (with their engines); idle ones beyond this are dropped."""
+
+REPORT_DEPTH = 12
+"""A game report's depth per position when the request gives neither depth nor movetime."""
+REPORT_MOVETIME = 1.0
+"""A game report's seconds per position when the request gives neither depth nor movetime."""
+REPORT_MAX_DEPTH = 30
+REPORT_MIN_MOVETIME = 0.01
+REPORT_MAX_MOVETIME = 10.0
+"""The bounds of a report's limits; a report asked for by depth alone still stops each
+search after ``REPORT_MAX_MOVETIME`` seconds."""
+MAX_REPORTS = 2
+"""Game reports running at once on the server (each holds a worker thread)."""
+
+DEFAULT_MOVETIME = {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.6, 5: 0.8, 6: 1.0, 7: 1.2, 8: 1.5, 9: 2.0, 10: 2.5}
+"""Seconds the engine may think per move, by level (lower levels also stop at a depth)."""
+
+
+# -- request parsing ---------------------------------------------------------------------
+
+
+async def read_body(request: "Request", limit: int) -> bytes:
+    """The request body, refused with 413 beyond ``limit`` bytes."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        try:
+            size = int(length)
+        except ValueError:
+            raise ApiError(400, f"bad Content-Length header {length!r}") from None
+        if size > limit:
+            raise ApiError(413, f"request body too large: {size} bytes (at most {limit})",
+                           limit=limit)
+    chunks = []
+    total = 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            raise ApiError(413, f"request body too large: more than {limit} bytes", limit=limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_json(request: "Request", allowed: tuple[str, ...], *,
+                    limit: int = JSON_LIMIT) -> dict[str, Any]:
+    """The JSON object of the request body ({} when empty); unknown fields are refused."""
+    body = await read_body(request, limit)
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ApiError(400, f"request body is not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, f"request body must be a JSON object, not {type(data).__name__}")
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise ApiError(400, f"unknown field{'s' if len(unknown) > 1 else ''} "
+                       f"{', '.join(map(repr, unknown))} (expected: {', '.join(allowed) or 'none'})")
+    return data
+
+
+def get_int(data: dict[str, Any], name: str, default: int | None = None, *,
+            lo: int | None = None, hi: int | None = None) -> int | None:
+    value = data.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError(400, f"{name} must be an integer, got {json.dumps(value)}", field=name)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ApiError(400, f"{name} must be between {lo} and {hi}, got {value}", field=name)
+    return value
+
+
+def get_str(data: dict[str, Any], name: str, default: str | None = None, *,
+            choices: tuple[str, ...] | None = None, max_len: int = 1000) -> str | None:
+    value = data.get(name, default)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ApiError(400, f"{name} must be a string, got {json.dumps(value)}", field=name)
+    if len(value) > max_len:
+        raise ApiError(400, f"{name} is too long (at most {max_len} characters)", field=name)
+    if choices is not None and value not in choices:
+        raise ApiError(400, f"{name} must be one of {', '.join(choices)}, got {value!r}",
+                       field=name)
+    return value
+
+
+def get_seconds(data: dict[str, Any], name: str, *, lo: float, hi: float) -> float | None:
+    """A number of seconds between ``lo`` and ``hi`` (None when absent)."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ApiError(400, f"{name} must be a number of seconds, got {json.dumps(value)}",
+                       field=name)
+    if not lo <= value <= hi:
+        raise ApiError(400, f"{name} must be between {lo:g} and {hi:g} seconds, got {value:g}",
+                       field=name)
+    return float(value)
+
+
+def get_squares(data: dict[str, Any], name: str, *, max_len: int = 64) -> list[int] | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if (not isinstance(value, list) or len(value) > max_len
+            or any(isinstance(v, bool) or not isinstance(v, int) for v in value)):
+        raise ApiError(400, f"{name} must be a list of square numbers", field=name)
+    return value
+
+
+def move_spec(data: dict[str, Any]) -> dict[str, Any]:
+    """The move of a request: ``{"move": text}`` or ``{"from", "to", "path", "captures"}``."""
+    if "move" in data:
+        if any(k in data for k in ("from", "to", "path", "captures")):
+            raise ApiError(400, "give either move (text) or from/to, not both")
+        text = get_str(data, "move", max_len=200)
+        return {"move": text}
+    if "from" not in data or "to" not in data:
+        raise ApiError(400, 'a move needs "move" (e.g. "32-28") or "from" and "to" squares')
+    spec: dict[str, Any] = {"from": get_int(data, "from"), "to": get_int(data, "to")}
+    path = get_squares(data, "path")
+    if path is not None:
+        if len(path) < 2:
+            raise ApiError(400, "path must hold at least the start and end squares", field="path")
+        if path[0] != spec["from"] or path[-1] != spec["to"]:
+            raise ApiError(400, "path must start at from and end at to", field="path")
+        spec["path"] = path
+    captures = get_squares(data, "captures")
+    if captures is not None:
+        spec["captures"] = captures
+    return spec
+
+
+# -- live games -------------------------------------------------------------------------------
+
+
+class Subscriber:
+    """One WebSocket's outgoing queue."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=256)
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:  # a stalled client: drop the oldest message
+            try:
+                self.queue.get_nowait()
+                self.queue.put_nowait(message)
+            except (asyncio.QueueEmpty, asyncio.QueueFull):
+                pass
+
+
+class LiveGame:
+    """A game in memory: its session, its engines and the pages watching it."""
+
+    def __init__(self, session: GameSession) -> None:
+        self.session = session
+        self.subscribers: set[Subscriber] = set()
+        self.generation = 0  # bumped by every change that makes a running search stale
+        self.engine_task: asyncio.Task[None] | None = None
+        self.analysis_task: asyncio.Task[None] | None = None
+        self.analysis_stop = threading.Event()
+        self._play_engine: Engine | None = None
+        self._analysis_engine: Engine | None = None
+        self.lock = asyncio.Lock()
+        self.last_used = time.monotonic()
+        self.last_info: dict[str, Any] | None = None
+        # the game report: its task, its engine and how far it got
+        self.report_task: asyncio.Task[None] | None = None
+        self.report_stop = threading.Event()
+        self.report_engine: Engine | None = None
+        self.report_progress: dict[str, Any] = {}
+        self._report_info: dict[str, Any] | None | bool = False  # False: not read yet
+
+    @property
+    def thinking(self) -> bool:
+        return self.engine_task is not None and not self.engine_task.done()
+
+    @property
+    def analysing(self) -> bool:
+        return self.analysis_task is not None and not self.analysis_task.done()
+
+    @property
+    def reporting(self) -> bool:
+        return self.report_task is not None and not self.report_task.done()
+
+    def play_engine(self) -> Engine:
+        level = self.session.record.level
+        if self._play_engine is None:
+            self._play_engine = Engine(hash_mb=16, level=level)
+        self._play_engine.set_level(level)
+        return self._play_engine
+
+    def analysis_engine(self) -> Engine:
+        if self._analysis_engine is None:
+            self._analysis_engine = Engine(hash_mb=16, level=10)
+        return self._analysis_engine
+
+    def stop_engines(self) -> None:
+        self.generation += 1
+        if self._play_engine is not None:
+            self._play_engine.stop()
+        self.stop_analysis()
+
+    def stop_analysis(self) -> None:
+        self.analysis_stop.set()
+        if self._analysis_engine is not None:
+            self._analysis_engine.stop()
+
+    def stop_report(self) -> None:
+        self.report_stop.set()
+        if self.report_engine is not None:
+            self.report_engine.stop()
+
+    def report_info(self) -> dict[str, Any] | None:
+        """What the stored report was made from (cached), or None."""
+        if self._report_info is False:
+            self._report_info = self.session.store.report_info(self.session.id)
+        return self._report_info  # type: ignore[return-value]
+
+    def forget_report_info(self) -> None:
+        self._report_info = False
+
+    def report_state(self) -> dict[str, Any]:
+        """The game report in the game's state: ``none``, ``running`` (with ``ply`` and
+        ``plies``) or ``done`` (``stale`` when the moves have changed since)."""
+        if self.reporting:
+            return {"status": "running", **self.report_progress}
+        info = self.report_info()
+        if info is None:
+            return {"status": "none"}
+        rec = self.session.record
+        stale = info["moves"] != rec.moves or info["start_fen"] != rec.start_fen
+        return {"status": "done", "stale": stale, "created_at": info["created_at"]}
+
+    def broadcast(self, message: dict[str, Any]) -> None:
+        for sub in list(self.subscribers):
+            sub.send(message)
+
+    def state(self) -> dict[str, Any]:
+        state = self.session.state()
+        state["engine_thinking"] = self.thinking
+        state["analysing"] = self.analysing
+        state["report"] = self.report_state()
+        state["version"] = next_version()
+        return state
+
+    def idle(self) -> bool:
+        return (not self.subscribers and not self.thinking and not self.analysing
+                and not self.reporting)
+
+
+_versions = itertools.count(time.time_ns() // 1000)
+
+
+def next_version() -> int:
+    """Increasing numbers for the states sent to pages, so that a page can drop a state that
+    arrives after a newer one (an HTTP reply overtaken by the WebSocket); they keep
+    increasing across restarts of the server (they start from the clock)."""
+    return next(_versions)
+
+
+class GameHub:
+    """The games in memory, the engine threads and the store."""
+
+    def __init__(self, store: GameStore, *, movetime: dict[int, float] | float | None = None,
+                 analysis_seconds: float = ANALYSIS_SECONDS, workers: int = 8) -> None:
+        self.store = store
+        if movetime is None:
+            movetime = DEFAULT_MOVETIME
+        self.movetime = movetime
+        self.analysis_seconds = analysis_seconds
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="damier-engine")
+        self.games: dict[str, LiveGame] = {}
+
+    def movetime_for(self, level: int) -> float:
+        if isinstance(self.movetime, dict):
+            return float(self.movetime.get(level, 1.0))
+        return float(self.movetime)
+
+    def get(self, game_id: str) -> LiveGame:
+        live = self.games.get(game_id)
+        if live is None:
+            if len(game_id) > 64:
+                raise ApiError(404, "no game with that id")
+            live = LiveGame(GameSession.load(self.store, game_id))
+            self.games[game_id] = live
+            self._evict()
+        live.last_used = time.monotonic()
+        return live
+
+    def add(self, session: GameSession) -> LiveGame:
+        live = LiveGame(session)
+        self.games[session.id] = live
+        self._evict()
+        return live
+
+    def forget(self, game_id: str) -> None:
+        live = self.games.pop(game_id, None)
+        if live is not None:
+            live.stop_engines()
+            live.stop_report()
+
+    def _evict(self) -> None:
+        if len(self.games) <= MAX_SESSIONS:
+            return
+        idle = sorted((g for g in self.games.values() if g.idle()), key=lambda g: g.last_used)
+        for live in idle[:len(self.games) - MAX_SESSIONS]:
+            del self.games[live.session.id]
+
+    def shutdown(self) -> None:
+        for live in self.games.values():
+            live.stop_engines()
+            live.stop_report()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- changes ----------------------------------------------------------------------------
+
+    def changed(self, live: LiveGame, **extra: Any) -> dict[str, Any]:
+        """After a change: stale searches stop, the engine moves if it is its turn, and
+        every page watching gets the new state. Returns the state."""
+        self.maybe_start_engine(live)
+        state = live.state()
+        live.broadcast({"type": "state", "game": state, **extra})
+        return state
+
+    def maybe_start_engine(self, live: LiveGame, *, force: bool = False) -> bool:
+        session = live.session
+        if live.thinking or session.is_over() or session._finished_by_decision():
+            return False
+        if not force and not session.engine_to_move():
+            return False
+        live.stop_analysis()
+        live.engine_task = asyncio.get_running_loop().create_task(self._engine_move(live))
+        return True
+
+    async def _engine_move(self, live: LiveGame) -> None:
+        loop = asyncio.get_running_loop()
+        generation = live.generation
+        session = live.session
+        board = session.board.copy()
+        engine = live.play_engine()
+        movetime = self.movetime_for(session.record.level)
+
+        def info(i: SearchInfo) -> None:
+            if i.multipv != 1:  # below level 10 the engine looks at every move; show the best
+                return
+            message = {"type": "info", "source": "engine", "depth": i.depth,
+                       "score": i.score, "white_score": white_score(i.score, board.turn),
+                       "score_text": format_score(white_score(i.score, board.turn)),
+                       "nodes": i.nodes, "nps": i.nps, "time": round(i.time, 3),
+                       "pv": pv_texts(board, i.pv), "fen": board.fen(), "ply": len(board.move_stack)}
+            loop.call_soon_threadsafe(self._info, live, generation, message)
+
+        live.broadcast({"type": "engine", "thinking": True})
+        try:
+            result = await loop.run_in_executor(
+                self.executor, lambda: engine.search(board, movetime=movetime, info=info))
+        except Exception:  # pragma: no cover - an engine failure must not kill the loop
+            log.exception("engine search failed in game %s", session.id)
+            live.engine_task = None
+            live.broadcast({"type": "engine", "thinking": False, "error": "the engine failed"})
+            return
+        live.engine_task = None
+        if live.generation != generation or result.best_move is None:
+            live.broadcast({"type": "engine", "thinking": False})
+            return
+        try:
+            played = session.play({"move": session.board.notation(result.best_move)},
+                                  by_engine=True)
+        except ApiError as err:  # the game changed under the engine
+            log.info("engine move dropped in game %s: %s", session.id, err.message)
+            live.broadcast({"type": "engine", "thinking": False})
+            return
+        self.changed(live, engine_move=played.text,
+                     engine_score=white_score(result.score, board.turn),
+                     engine_score_text=format_score(white_score(result.score, board.turn)))
+
+    def _info(self, live: LiveGame, generation: int, message: dict[str, Any]) -> None:
+        if live.generation == generation:
+            live.last_info = message
+            live.broadcast(message)
+
+    # -- analysis ----------------------------------------------------------------------------
+
+    def start_analysis(self, live: LiveGame, *, multipv: int, ply: int | None,
+                       fen: str | None = None) -> None:
+        session = live.session
+        if fen is not None:
+            try:
+                board = Board(fen, variant=session.variant)
+            except InvalidFenError as err:
+                raise ApiError(400, f"invalid FEN: {err}") from None
+        elif ply is None or ply >= len(session.record.moves):
+            board = session.board.copy()
+        else:
+            board = Board(session.record.start_fen, variant=session.variant)
+            for text in session.record.moves[:ply]:
+                board.push(text)
+        live.stop_analysis()
+        stop = threading.Event()
+        live.analysis_stop = stop
+        live.analysis_task = asyncio.get_running_loop().create_task(
+            self._analyse(live, board, multipv, stop))
+
+    async def _analyse(self, live: LiveGame, board: Board, multipv: int,
+                       stop: threading.Event) -> None:
+        loop = asyncio.get_running_loop()
+        engine = live.analysis_engine()
+        deadline = time.monotonic() + self.analysis_seconds
+        fen = board.fen()
+        ply = len(board.move_stack)
+        legal = board.legal_moves
+
+        def send(message: dict[str, Any]) -> None:
+            if not stop.is_set():
+                loop.call_soon_threadsafe(live.broadcast, message)
+
+        def run() -> None:
+            if not legal:
+                send({"type": "analysis", "fen": fen, "ply": ply, "depth": 0, "lines": [],
+                      "done": True})
+                return
+            last_depth = 0
+            for depth in range(1, ANALYSIS_MAX_DEPTH + 1):
+                if stop.is_set() or time.monotonic() > deadline:
+                    break
+                left = deadline - time.monotonic()
+                results = engine.analyse(board, multipv=multipv, depth=depth,
+                                         movetime=max(0.05, left))
+                if stop.is_set() or not results or results[0].depth < depth:
+                    break
+                lines = []
+                for r in results:
+                    ws = white_score(r.score, board.turn)
+                    lines.append({"score": r.score, "white_score": ws,
+                                  "score_text": format_score(ws), "depth": r.depth,
+                                  "pv": pv_texts(board, r.pv),
+                                  "move": move_info(r.best_move, legal) if r.best_move else None})
+                last_depth = depth
+                send({"type": "analysis", "fen": fen, "ply": ply, "depth": depth,
+                      "nodes": sum(r.nodes for r in results), "lines": lines, "done": False})
+                if all(r.is_win or r.is_loss for r in results[:1]) and depth >= 12:
+                    break
+            send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
+                  "lines": None, "done": True})
+
+        live.broadcast({"type": "analysis_started", "fen": fen, "ply": ply, "multipv": multipv})
+        try:
+            await loop.run_in_executor(self.executor, run)
+        except Exception:  # pragma: no cover
+            log.exception("analysis failed in game %s", live.session.id)
+        if live.analysis_stop is stop:
+            live.analysis_task = None
+
+    # -- game reports ----------------------------------------------------------------------------
+
+    def start_report(self, live: LiveGame, *, depth: int | None,
+                     movetime: float | None) -> dict[str, Any]:
+        """Starts the report of ``live``'s game (checks first; 409 if one is running)."""
+        session = live.session
+        if live.reporting:
+            raise ApiError(409, "an analysis of this game is already running "
+                           f"(ply {live.report_progress.get('ply', 0)} of "
+                           f"{live.report_progress.get('plies', len(session.record.moves))})",
+                           kind="analysis_running")
+        refusal = session.report_refusal()
+        if refusal is not None:
+            raise ApiError(409, refusal, kind="cannot_analyse")
+        running = sum(1 for g in self.games.values() if g.reporting)
+        if running >= MAX_REPORTS:
+            raise ApiError(503, f"{running} game analyses are running (at most {MAX_REPORTS}); "
+                           "try again when one has finished", kind="busy")
+        if depth is None and movetime is None:
+            depth, movetime = REPORT_DEPTH, REPORT_MOVETIME
+        elif movetime is None:
+            movetime = REPORT_MAX_MOVETIME
+        elif depth is None:
+            depth = ANALYSIS_MAX_DEPTH
+        plies = len(session.record.moves)
+        stop = threading.Event()
+        live.report_stop = stop
+        live.report_progress = {"ply": 0, "plies": plies, "depth": depth, "movetime": movetime}
+        live.report_task = asyncio.get_running_loop().create_task(
+            self._report(live, depth, movetime, stop))
+        return {"status": "running", **live.report_progress}
+
+    async def _report(self, live: LiveGame, depth: int, movetime: float,
+                      stop: threading.Event) -> None:
+        loop = asyncio.get_running_loop()
+        session = live.session
+        rec = session.record
+        game_id, start_fen, moves = rec.id, rec.start_fen, list(rec.moves)
+        white, black, variant = rec.white, rec.black, session.variant.name
+        if live.report_engine is None:
+            live.report_engine = Engine(hash_mb=16, level=10)
+        engine = live.report_engine
+
+        def progress(ply: int, plies: int, position: dict[str, Any],
+                     move: dict[str, Any] | None) -> None:
+            message = {"type": "report_progress", "ply": ply, "plies": plies,
+                       "position": position, "move": move}
+            loop.call_soon_threadsafe(self._report_progress, live, stop, message)
+
+        def run() -> dict[str, Any]:
+            report = analyse_game(start_fen, variant, moves, engine, depth=depth,
+                                  movetime=movetime, white=white, black=black,
+                                  progress=progress, stop=stop)
+            report["game_id"] = game_id
+            if stop.is_set():
+                raise ReportCancelled()
+            self.store.save_report(game_id, report)
+            return report
+
+        live.broadcast({"type": "report_started", "plies": len(moves), "depth": depth,
+                        "movetime": movetime})
+        report: dict[str, Any] | None = None
+        error = None
+        try:
+            report = await loop.run_in_executor(self.executor, run)
+        except ReportCancelled:
+            pass
+        except Exception:  # pragma: no cover - an engine failure must not kill the loop
+            log.exception("game report failed in game %s", game_id)
+            error = "the analysis failed"
+        if live.report_stop is stop:
+            live.report_task = None
+            live.report_progress = {}
+        live.forget_report_info()
+        if report is not None:
+            live.broadcast({"type": "report_done", "plies": len(moves),
+                            "summary": report["summary"]})
+        else:
+            live.broadcast({"type": "report_stopped", "error": error})
+        live.broadcast({"type": "state", "game": live.state()})
+
+    def _report_progress(self, live: LiveGame, stop: threading.Event,
+                         message: dict[str, Any]) -> None:
+        if live.report_stop is stop and not stop.is_set():
+            live.report_progress.update(ply=message["ply"], plies=message["plies"])
+            live.broadcast(message)
+
+    # -- draw offers ---------------------------------------------------------------------------
+
+    async def draw_offer(self, live: LiveGame) -> tuple[bool, str]:
+        """Whether the engine accepts a draw offered by the person, and why."""
+        session = live.session
+        board = session.board.copy()
+        live.stop_analysis()
+        engine = live.analysis_engine()
+        movetime = min(0.5, self.movetime_for(10))
+        results = await asyncio.get_running_loop().run_in_executor(
+            self.executor, lambda: engine.analyse(board, multipv=1, depth=12, movetime=movetime))
+        score = results[0].score if results else 0
+        engine_is_white = session.record.human == "black"
+        engine_view = score if (board.turn == WHITE) == engine_is_white else -score
+        if engine_view <= 20:
+            return True, (f"the engine accepts: it sees nothing better than a draw "
+                          f"({format_score(engine_view)} for itself)")
+        return False, (f"the engine declines: it thinks it stands better "
+                       f"({format_score(engine_view)} for itself)")
+
+
+# -- the app ---------------------------------------------------------------------------------
+
+
+def create_app(db: str | Path = "damier-games.sqlite3", *,
+               movetime: dict[int, float] | float | None = None,
+               analysis_seconds: float = ANALYSIS_SECONDS) -> "Starlette":
+    """The Starlette app serving the games stored in the SQLite file ``db``.
+
+    ``movetime``: the engine's seconds per move (one number, or by level).
+    """
+    if Starlette is None:
+        raise RuntimeError("the web app needs Starlette: pip install 'damier[web]'")
+    store = GameStore(db)
+    hub = GameHub(store, movetime=movetime, analysis_seconds=analysis_seconds)
+
+    def ok(data: Any, status: int = 200) -> JSONResponse:
+        return JSONResponse(data, status_code=status)
+
+    def api(handler: Callable[..., Any]) -> Callable[["Request"], Any]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ApiError as err:
+                return JSONResponse(err.payload(), status_code=err.status)
+        endpoint.__name__ = handler.__name__
+        return endpoint
+
+    def game_id(request: Request) -> str:
+        return request.path_params["game_id"]
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @api
+    async def variants(request: Request) -> Response:
+        return ok({"variants": all_variants(), "levels": list(range(1, 11)),
+                   "colors": list(HUMAN_CHOICES), "limits": {"json": JSON_LIMIT,
+                                                             "import": IMPORT_LIMIT}})
+
+    @api
+    async def list_games(request: Request) -> Response:
+        params = request.query_params
+        try:
+            limit = int(params.get("limit", "50"))
+            offset = int(params.get("offset", "0"))
+        except ValueError:
+            raise ApiError(400, "limit and offset must be integers") from None
+        if not 1 <= limit <= 500 or offset < 0:
+            raise ApiError(400, "limit must be 1-500 and offset at least 0")
+        records = store.list(limit=limit, offset=offset)
+        return ok({"games": [r.summary() for r in records], "total": store.count(),
+                   "limit": limit, "offset": offset})
+
+    @api
+    async def create_game(request: Request) -> Response:
+        data = await read_json(request, ("variant", "color", "level", "fen", "white", "black"))
+        session = GameSession.create(
+            store, variant=get_str(data, "variant", "international", max_len=40),
+            human=get_str(data, "color", "white", choices=HUMAN_CHOICES),
+            level=get_int(data, "level", 5, lo=1, hi=10),
+            fen=get_str(data, "fen", None, max_len=400) or None,
+            white=get_str(data, "white", None, max_len=100),
+            black=get_str(data, "black", None, max_len=100))
+        live = hub.add(session)
+        state = hub.changed(live)
+        return ok(state, 201)
+
+    @api
+    async def get_game(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        hub.maybe_start_engine(live)
+        return ok(live.state())
+
+    @api
+    async def delete_game(request: Request) -> Response:
+        gid = game_id(request)
+        hub.get(gid)
+        hub.forget(gid)
+        store.delete(gid)
+        return ok({"deleted": gid})
+
+    @api
+    async def play_move(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        data = await read_json(request, ("move", "from", "to", "path", "captures"))
+        spec = move_spec(data)
+        async with live.lock:
+            played = live.session.play(spec)
+            live.stop_engines()
+            state = hub.changed(live, played=played.text)
+        return ok({"played": played.text, "game": state})
+
+    @api
+    async def undo(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        data = await read_json(request, ("count",))
+        count = get_int(data, "count", None, lo=1, hi=10000)
+        async with live.lock:
+            live.stop_engines()
+            # Taking back while the engine thinks: the engine's move is dropped.
+            if live.engine_task is not None:
+                live.engine_task.cancel()
+                live.engine_task = None
+            n = live.session.undo(count) if count is not None else live.session.undo_for_human()
+            state = hub.changed(live) if n else live.state()
+            if not n:
+                live.broadcast({"type": "state", "game": state})
+        return ok({"undone": n, "game": state})
+
+    @api
+    async def redo(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        data = await read_json(request, ("count",))
+        count = get_int(data, "count", 1, lo=1, hi=10000)
+        async with live.lock:
+            live.stop_engines()
+            n = live.session.redo(count)
+            state = hub.changed(live)
+        return ok({"redone": n, "game": state})
+
+    @api
+    async def set_line(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        data = await read_json(request, ("moves",), limit=IMPORT_LIMIT)
+        moves = data.get("moves")
+        if not isinstance(moves, list) or any(not isinstance(m, str) for m in moves):
+            raise ApiError(400, "moves must be a list of move texts", field="moves")
+        async with live.lock:
+            live.stop_engines()
+            if live.engine_task is not None:
+                live.engine_task.cancel()
+                live.engine_task = None
+            live.session.set_line(moves)
+            state = hub.changed(live)
+        return ok({"game": state})
+
+    @api
+    async def resign(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        data = await read_json(request, ("color",))
+        human = live.session.record.human
+        default = human if human in ("white", "black") else live.session.state()["turn"]
+        color = get_str(data, "color", default, choices=("white", "black"))
+        async with live.lock:
+            live.stop_engines()
+            live.session.resign(color)
+            state = hub.changed(live)
+        return ok({"game": state})
+
+    @api
+    async def offer_draw(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        await read_json(request, ())
+        session = live.session
+        async with live.lock:
+            session.check_can_move(by_engine=True)
+            if not session.board.can_offer_draw():
+                raise ApiError(409, "a draw may not be offered yet: each player must first "
+                               f"make {session.board.rules.draw_offer_min_moves} moves")
+            if session.record.human in ("both", "none"):
+                accepted, reason = True, "draw agreed"
+            else:
+                accepted, reason = await hub.draw_offer(live)
+            if accepted:
+                live.stop_engines()
+                session.agree_draw()
+            state = hub.changed(live, draw_offer={"accepted": accepted, "reason": reason})
+        return ok({"accepted": accepted, "reason": reason, "game": state})
+
+    @api
+    async def go(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        await read_json(request, ())
+        session = live.session
+        session.check_can_move(by_engine=True)
+        if not hub.maybe_start_engine(live, force=True) and not live.thinking:
+            raise ApiError(409, "the engine cannot move now")
+        return ok({"game": live.state()})
+
+    @api
+    async def export_pdn(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        text = live.session.pdn_text()
+        disposition = "attachment" if request.query_params.get("inline") is None else "inline"
+        return Response(text, media_type="application/x-draughts-pdn; charset=utf-8", headers={
+            "Content-Disposition": f'{disposition}; filename="{live.session.filename()}"'})
+
+    @api
+    async def start_report(request: Request) -> Response:
+        live = hub.get(game_id(request))
+        data = await read_json(request, ("depth", "movetime"))
+        depth = get_int(data, "depth", None, lo=1, hi=REPORT_MAX_DEPTH)
+        movetime = get_seconds(data, "movetime", lo=REPORT_MIN_MOVETIME, hi=REPORT_MAX_MOVETIME)
+        return ok(hub.start_report(live, depth=depth, movetime=movetime), 202)
+
+    @api
+    async def get_report(request: Request) -> Response:
+        gid = game_id(request)
+        live = hub.get(gid)
+        if live.reporting:
+            return ok({"status": "running", "game_id": gid, **live.report_progress})
+        report = await asyncio.get_running_loop().run_in_executor(
+            hub.executor, lambda: store.get_report(gid))
+        if report is None:
+            raise ApiError(404, "this game has not been analysed yet "
+                           f"(POST /api/games/{gid}/analysis starts it)", kind="no_analysis")
+        rec = live.session.record
+        report["stale"] = report["moves"] != rec.moves or report["start_fen"] != rec.start_fen
+        return ok(report)
+
+    @api
+    async def delete_report(request: Request) -> Response:
+        gid = game_id(request)
+        live = hub.get(gid)
+        stopped = live.reporting
+        live.stop_report()
+        deleted = store.delete_report(gid)
+        live.forget_report_info()
+        if deleted and not stopped:
+            live.broadcast({"type": "state", "game": live.state()})
+        return ok({"stopped": stopped, "deleted": deleted})
+
+    @api
+    async def import_games(request: Request) -> Response:
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype == "application/json":
+            data = await read_json(request, ("pdn",), limit=IMPORT_LIMIT + 1024)
+            text = get_str(data, "pdn", None, max_len=IMPORT_LIMIT)
+            if text is None:
+                raise ApiError(400, 'give the PDN text as {"pdn": "..."} or upload the file')
+        else:
+            body = await read_body(request, IMPORT_LIMIT)
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                text = body.decode("latin-1")
+        if not text.strip():
+            raise ApiError(400, "the PDN is empty")
+        sessions, errors = await asyncio.get_running_loop().run_in_executor(
+            hub.executor, lambda: import_pdn(store, text))
+        if not sessions:
+            raise ApiError(400, "no game could be read from the PDN"
+                           + (f": {errors[0]}" if errors else ""), errors=errors[:20])
+        for session in sessions:
+            hub.add(session)
+        return ok({"games": [s.record.summary() for s in sessions], "errors": errors[:20],
+                   "first": sessions[0].id}, 201)
+
+    @api
+    async def check_position(request: Request) -> Response:
+        data = await read_json(request, ("variant", "fen"))
+        try:
+            variant = get_variant(get_str(data, "variant", "international", max_len=40))
+        except ValueError as err:
+            raise ApiError(400, str(err), field="variant") from None
+        fen = get_str(data, "fen", None, max_len=400)
+        if not fen:
+            raise ApiError(400, "fen is required", field="fen")
+        try:
+            board = Board(fen, variant=variant)
+        except InvalidFenError as err:
+            raise ApiError(400, f"invalid FEN: {err}", field="fen") from None
+        legal = board.legal_moves
+        outcome = board.outcome()
+        return ok({"fen": board.fen(), "compact_fen": board.fen(compact=True),
+                   "variant": variant_info(variant), "turn": "white" if board.turn else "black",
+                   "legal_moves": [move_info(m, legal) for m in legal],
+                   "compulsory_capture": capture_explanation(board),
+                   "over": outcome is not None,
+                   "outcome": None if outcome is None else outcome.termination.describe(board.rules)})
+
+    async def game_socket(websocket: WebSocket) -> None:
+        gid = websocket.path_params["game_id"]
+        try:
+            live = hub.get(gid)
+        except ApiError as err:
+            await websocket.accept()
+            await websocket.send_json({"type": "error", "error": err.message, "status": err.status})
+            await websocket.close(code=4404)
+            return
+        await websocket.accept()
+        sub = Subscriber()
+        live.subscribers.add(sub)
+        sub.send({"type": "state", "game": live.state()})
+        if live.thinking and live.last_info is not None:
+            sub.send(live.last_info)
+        hub.maybe_start_engine(live)
+
+        async def sender() -> None:
+            while True:
+                message = await sub.queue.get()
+                if message is None:
+                    return
+                await websocket.send_json(message)
+
+        send_task = asyncio.get_running_loop().create_task(sender())
+        try:
+            while True:
+                raw = await websocket.receive_text()
+                reply = handle_ws_message(live, raw)
+                if reply is not None:
+                    sub.send(reply)
+        except WebSocketDisconnect:
+            pass
+        except Exception:  # pragma: no cover - a broken socket
+            log.debug("websocket of game %s closed", gid, exc_info=True)
+        finally:
+            live.subscribers.discard(sub)
+            send_task.cancel()
+            if not live.subscribers:
+                live.stop_analysis()
+
+    def handle_ws_message(live: LiveGame, raw: str) -> dict[str, Any] | None:
+        if len(raw) > WS_MESSAGE_LIMIT:
+            return {"type": "error", "error": f"message too large (at most {WS_MESSAGE_LIMIT} bytes)"}
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as err:
+            return {"type": "error", "error": f"message is not valid JSON: {err}"}
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            return {"type": "error", "error": 'a message is a JSON object with a "type"'}
+        kind = data["type"]
+        try:
+            if kind == "ping":
+                return {"type": "pong"}
+            if kind == "state":
+                return {"type": "state", "game": live.state()}
+            if kind == "analyse":
+                multipv = get_int(data, "multipv", 1, lo=1, hi=MAX_MULTIPV)
+                ply = get_int(data, "ply", None, lo=0, hi=100000)
+                fen = get_str(data, "fen", None, max_len=400)
+                hub.start_analysis(live, multipv=multipv or 1, ply=ply, fen=fen)
+                return None
+            if kind == "stop":
+                live.stop_analysis()
+                return {"type": "analysis_stopped"}
+        except ApiError as err:
+            return {"type": "error", "error": err.message}
+        return {"type": "error", "error": f"unknown message type {kind!r} "
+                "(expected ping, state, analyse, stop)"}
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        detail = getattr(exc, "detail", None) or "not found"
+        if status == 404:
+            detail = f"no such page or API route: {request.url.path}"
+        return JSONResponse({"error": detail, "status": status}, status_code=status)
+
+    routes = [
+        Route("/", index),
+        Route("/api/variants", variants),
+        Route("/api/games", list_games, methods=["GET"]),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/import", import_games, methods=["POST"]),
+        Route("/api/position", check_position, methods=["POST"]),
+        Route("/api/games/{game_id}", get_game, methods=["GET"]),
+        Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
+        Route("/api/games/{game_id}/move", play_move, methods=["POST"]),
+        Route("/api/games/{game_id}/undo", undo, methods=["POST"]),
+        Route("/api/games/{game_id}/redo", redo, methods=["POST"]),
+        Route("/api/games/{game_id}/line", set_line, methods=["POST"]),
+        Route("/api/games/{game_id}/resign", resign, methods=["POST"]),
+        Route("/api/games/{game_id}/draw", offer_draw, methods=["POST"]),
+        Route("/api/games/{game_id}/go", go, methods=["POST"]),
+        Route("/api/games/{game_id}/pdn", export_pdn, methods=["GET"]),
+        Route("/api/games/{game_id}/analysis", start_report, methods=["POST"]),
+        Route("/api/games/{game_id}/analysis", get_report, methods=["GET"]),
+        Route("/api/games/{game_id}/analysis", delete_report, methods=["DELETE"]),
+        WebSocketRoute("/ws/games/{game_id}", game_socket),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(app: Any):  # type: ignore[no-untyped-def]
+        yield
+        hub.shutdown()
+        store.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={404: not_found, 405: not_found})
+    app.state.hub = hub
+    app.state.store = store
+    return app

@@ -1,0 +1,56 @@
+"""``damier serve``: runs the web app with uvicorn.
+
+``damier serve [--host 127.0.0.1] [--port 8000] [--db PATH]`` serves the page
+and the API; games are stored in the SQLite file ``--db`` (default
+``damier-games.sqlite3`` in the current directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+__all__ = ["add_serve_parser", "serve_command"]
+
+
+def add_serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    serve = sub.add_parser(
+        "serve", help="play and analyse in a web browser (needs the web extra)",
+        description="Serve the damier web app: play the engine, analyse, import and export "
+        "PDN in a browser. Games are stored in an SQLite file.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--db", default="damier-games.sqlite3",
+                       help="SQLite file of the games (default: damier-games.sqlite3)")
+    serve.add_argument("--movetime", type=float, default=None,
+                       help="seconds the engine thinks per move (default: by level, 0.5-2.5)")
+    serve.add_argument("--log-level", default="warning",
+                       choices=("critical", "error", "warning", "info", "debug"),
+                       help="uvicorn's log level (default warning)")
+
+
+def serve_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        import uvicorn
+        from damier.web.app import create_app
+        app = create_app(args.db, movetime=args.movetime)
+    except ImportError as exc:
+        err.write(f"damier serve: the web extra is missing ({exc}); "
+                  "install it with: pip install 'damier[web]'\n")
+        return 2
+    except RuntimeError as exc:
+        err.write(f"damier serve: {exc}\n")
+        return 2
+    if not 0 <= args.port <= 65535:
+        err.write(f"damier serve: --port must be 0-65535, got {args.port}\n")
+        return 2
+    if args.movetime is not None and args.movetime <= 0:
+        err.write("damier serve: --movetime must be positive\n")
+        return 2
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    out.write(f"damier serve: http://{host}:{args.port}/  (games in {args.db}; Ctrl-C stops)\n")
+    out.flush()
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
+                ws_max_size=64 * 1024)
+    return 0

@@ -1,0 +1,1162 @@
+/* damier web app: talks to the JSON API and the game's WebSocket, drives the board. */
+(function () {
+  "use strict";
+
+  const $ = (id) => document.getElementById(id);
+  const IMPORT_LIMIT = 1024 * 1024;
+
+  const settings = Object.assign({ animate: true, numbers: true, multipv: 2 },
+    JSON.parse(localStorage.getItem("damier.settings") || "{}"));
+
+  const app = {
+    game: null,        // the state sent by the server
+    tree: [],          // nodes: {id, parent, ply, fen, children, in_line, text, from, to, path, captures}
+    cursor: 0,         // the node shown
+    live: 0,           // the node of the current position
+    shownKey: null,    // the line shown on the board (to animate single steps)
+    flipped: false,
+    ws: null,
+    wsRetry: 0,
+    analysis: { on: false, fen: null, lines: [] },
+    report: null,       // the game report (GET /api/games/{id}/analysis) matching the moves
+    reportKey: null,    // the stored report's date, to fetch a newer one once
+    reportLive: null,   // while a report runs: {ply, plies, positions: [], plies_done: []}
+    positionCache: new Map(),
+    variants: [],
+  };
+  window.damierApp = app;  // for tests and the curious
+
+  /* -- helpers -------------------------------------------------------------------------- */
+
+  async function api(method, url, body, options) {
+    const init = { method, headers: {} };
+    if (body !== undefined) {
+      if (options && options.raw) {
+        init.body = body;
+        init.headers["Content-Type"] = options.type || "application/octet-stream";
+      } else {
+        init.body = JSON.stringify(body);
+        init.headers["Content-Type"] = "application/json";
+      }
+    }
+    let response;
+    try {
+      response = await fetch(url, init);
+    } catch (err) {
+      return { ok: false, status: 0, data: { error: "the server cannot be reached" } };
+    }
+    let data = null;
+    try { data = await response.json(); } catch (err) { data = { error: response.statusText }; }
+    return { ok: response.ok, status: response.status, data };
+  }
+
+  function saveSettings() {
+    localStorage.setItem("damier.settings", JSON.stringify(settings));
+  }
+
+  let messageTimer = null;
+  function showMessage(text, kind) {
+    const box = $("message");
+    box.textContent = text;
+    box.className = `message ${kind || "error"}`;
+    box.hidden = false;
+    clearTimeout(messageTimer);
+    messageTimer = setTimeout(() => { box.hidden = true; }, kind === "info" ? 6000 : 15000);
+  }
+
+  function clearMessage() {
+    $("message").hidden = true;
+  }
+
+  function turnOf(fen) {
+    return fen.trim()[0].toUpperCase() === "B" ? "black" : "white";
+  }
+
+  function lineKey(id) {
+    const parts = [];
+    let node = app.tree[id];
+    while (node && node.parent !== null) { parts.push(node.text); node = app.tree[node.parent]; }
+    return parts.reverse().join(" ");
+  }
+
+  function lineMoves(id) {
+    const key = lineKey(id);
+    return key ? key.split(" ") : [];
+  }
+
+  /* -- the game tree --------------------------------------------------------------------- */
+
+  function buildTree(game) {
+    if (game.tree) return game.tree.map((n) => Object.assign({}, n));
+    const nodes = [{ id: 0, parent: null, ply: 0, fen: game.start_fen, children: [], in_line: true }];
+    game.moves.forEach((m, i) => {
+      nodes[i].children.push(i + 1);
+      nodes.push(Object.assign({}, m, { id: i + 1, parent: i, ply: i + 1, children: [], in_line: true }));
+    });
+    return nodes;
+  }
+
+  function liveNode(tree) {
+    let id = 0;
+    for (;;) {
+      const next = tree[id].children.find((c) => tree[c].in_line);
+      if (next === undefined) return id;
+      id = next;
+    }
+  }
+
+  function mainChild(id) {
+    const node = app.tree[id];
+    if (!node.children.length) return null;
+    return node.children.find((c) => app.tree[c].in_line) ?? node.children[0];
+  }
+
+  /* -- the board ------------------------------------------------------------------------------- */
+
+  const board = new DraughtsBoard($("board"), {
+    animate: settings.animate,
+    showNumbers: settings.numbers,
+    onMove: (move) => playMove(move),
+    onIllegal: (attempt) => explainIllegal(attempt),
+    onChoosePath: (candidates) => showChoice(candidates),
+  });
+
+  app.board = board;
+
+  /* The page coordinates of a square's centre (for tests and tools). */
+  app.squarePoint = (square, which) => {
+    const b = which === "editor" ? editor.board : board;
+    const [x, y] = b.centre(square);
+    const p = b.svg.createSVGPoint();
+    p.x = x; p.y = y;
+    const q = p.matrixTransform(b.svg.getScreenCTM());
+    return [q.x, q.y];
+  };
+
+  function showChoice(candidates) {
+    const box = $("choice");
+    const buttons = $("choice-buttons");
+    buttons.textContent = "";
+    if (!candidates) { box.hidden = true; return; }
+    const colours = ["#1f77d0", "#d0401f", "#2a9d3a", "#9b3bc4", "#c08a00", "#138a8a"];
+    candidates.forEach((m, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "choice-button";
+      b.textContent = m.text;
+      b.style.borderColor = colours[i % colours.length];
+      b.dataset.move = m.text;
+      b.addEventListener("click", () => { box.hidden = true; board.choosePath(i); });
+      buttons.appendChild(b);
+    });
+    box.hidden = false;
+  }
+
+  $("choice-cancel").addEventListener("click", () => {
+    $("choice").hidden = true;
+    board.cancelChoice();
+  });
+
+  function currentLegal() {
+    const node = app.tree[app.cursor];
+    if (app.cursor === app.live) {
+      return { moves: app.game.legal_moves, compulsory: app.game.compulsory_capture };
+    }
+    const info = app.positionCache.get(node.fen);
+    return info ? { moves: info.legal_moves, compulsory: info.compulsory_capture } : { moves: [], compulsory: null };
+  }
+
+  function explainIllegal(attempt) {
+    const game = app.game;
+    if (!game) return;
+    const { moves, compulsory } = currentLegal();
+    const node = app.tree[app.cursor];
+    const { pieces } = DraughtsFen.parse(node.fen);
+    const turn = turnOf(node.fen);
+    const listing = moves.map((m) => m.text).sort().join(", ");
+    if (attempt.to === null) {
+      const piece = pieces.get(attempt.from);
+      const own = piece && (piece.toLowerCase() === "w") === (turn === "white");
+      if (!own) {
+        showMessage(`It is ${turn === "white" ? "White" : "Black"}'s turn to move.`);
+      } else if (compulsory) {
+        const from = [...new Set(moves.map((m) => m.from))].sort((a, b) => a - b).join(", ");
+        showMessage(`The piece on ${attempt.from} cannot move: ${compulsory}. ` +
+          `Pieces that can capture: ${from} (legal moves are ${listing}).`);
+      } else {
+        showMessage(`The piece on ${attempt.from} has no legal move.`);
+      }
+      return;
+    }
+    const written = `${attempt.from}${compulsory ? "x" : "-"}${attempt.to}`;
+    showMessage(`Illegal move ${written}: ${compulsory ? compulsory + "; " : ""}legal moves are ${listing}.`);
+  }
+
+  async function playMove(move) {
+    const game = app.game;
+    if (!game) return;
+    clearMessage();
+    $("choice").hidden = true;
+    if (app.cursor !== app.live) {
+      // a move from an earlier position (analysis and imported games): that line becomes the game
+      const res = await api("POST", `/api/games/${game.id}/line`, { moves: lineMoves(app.cursor) });
+      if (!res.ok) { showMessage(res.data.error); render(); return; }
+      setGame(res.data.game, { follow: true });
+    }
+    const res = await api("POST", `/api/games/${game.id}/move`,
+      { from: move.from, to: move.to, path: move.path });
+    if (!res.ok) {
+      showMessage(res.data.error);
+      render();
+      return;
+    }
+    setGame(res.data.game, { follow: true });
+  }
+
+  /* -- rendering ------------------------------------------------------------------------------------ */
+
+  function setGame(game, opts) {
+    opts = opts || {};
+    const previous = app.game;
+    const wasLive = app.cursor === app.live;
+    const cursorKey = app.tree.length ? lineKey(app.cursor) : null;
+    if (previous && previous.id === game.id && game.version < previous.version) return;  // stale
+    app.game = game;
+    app.tree = buildTree(game);
+    app.live = liveNode(app.tree);
+    if (!previous || previous.id !== game.id) {
+      app.cursor = opts.cursor === "start" ? 0 : app.live;
+      app.flipped = game.human === "black";
+      app.shownKey = null;
+      app.analysis.fen = null;
+      app.positionCache.clear();
+      app.report = null;
+      app.reportKey = null;
+      app.reportLive = null;
+      $("engine-line").textContent = "";
+      $("analysis-lines").textContent = "";
+      $("analysis-depth").textContent = "";
+      setEval(null, "");
+      connect(game.id);
+      location.hash = `game=${game.id}`;
+      localStorage.setItem("damier.lastGame", game.id);
+    } else if (opts.follow || wasLive) {
+      app.cursor = app.live;
+    } else {
+      const found = app.tree.findIndex((n) => lineKey(n.id) === cursorKey);
+      app.cursor = found >= 0 ? found : app.live;
+    }
+    syncReport();
+    render();
+  }
+
+  function setCursor(id) {
+    if (id === null || id === undefined || !app.tree[id]) return;
+    app.cursor = id;
+    $("choice").hidden = true;
+    render();
+  }
+
+  async function ensurePosition(fen) {
+    if (app.positionCache.has(fen)) return app.positionCache.get(fen);
+    const res = await api("POST", "/api/position", { variant: app.game.variant.name, fen });
+    if (res.ok) app.positionCache.set(fen, res.data);
+    return res.ok ? res.data : null;
+  }
+
+  function render() {
+    const game = app.game;
+    if (!game) return;
+    const node = app.tree[app.cursor];
+    const atLive = app.cursor === app.live;
+    board.setSize(game.variant.size);
+    board.setFlipped(app.flipped);
+    const key = lineKey(app.cursor);
+    let animateMove = null;
+    if (app.shownKey !== null && node.parent !== null && lineKey(node.parent) === app.shownKey
+        && !app.skipAnimation) {
+      animateMove = node;
+    }
+    app.skipAnimation = false;
+    if (key !== app.shownKey) board.setPosition(node.fen, animateMove);
+    app.shownKey = key;
+    board.setLastMove(node.parent !== null ? node : null);
+    board.setArrows(reportArrows(node));
+
+    const analysisMode = game.human === "both";
+    let interactive = false;
+    if (!game.over && !game.engine_thinking) {
+      if (atLive) interactive = game.human_to_move;
+      else interactive = analysisMode;
+    }
+    if (interactive && !atLive) {
+      const info = app.positionCache.get(node.fen);
+      if (info) board.setLegalMoves(info.over ? [] : info.legal_moves, true);
+      else {
+        board.setLegalMoves([], false);
+        ensurePosition(node.fen).then(() => { if (app.tree[app.cursor] === node) render(); });
+      }
+    } else {
+      board.setLegalMoves(interactive ? game.legal_moves : [], interactive);
+    }
+    $("board").dataset.interactive = String(interactive);
+    $("board").dataset.ply = String(node.ply);
+
+    renderPlayers();
+    renderStatus();
+    renderMoves();
+    $("fen-text").value = node.fen;
+    $("btn-export").href = `/api/games/${game.id}/pdn`;
+    $("btn-undo").disabled = !game.can_undo || (game.engine_thinking && game.human === "none");
+    $("btn-redo").disabled = !game.can_redo;
+    $("btn-resign").disabled = game.over || !["white", "black"].includes(game.human) && game.human !== "both";
+    $("btn-draw").disabled = game.over || !game.can_offer_draw;
+    $("btn-go").disabled = game.over || game.engine_thinking;
+    $("nav-first").disabled = app.cursor === 0;
+    $("nav-prev").disabled = app.cursor === 0;
+    $("nav-next").disabled = mainChild(app.cursor) === null;
+    $("nav-last").disabled = atLive && mainChild(app.cursor) === null;
+    $("evalbar").classList.toggle("flipped", app.flipped);
+    renderReport();
+    if (app.analysis.on) requestAnalysis();
+  }
+
+  function renderPlayers() {
+    const game = app.game;
+    const make = (colour) => {
+      const name = colour === "white" ? game.white : game.black;
+      const toMove = !game.over && game.turn === colour && app.cursor === app.live;
+      return `<span class="dot ${colour}"></span><span class="name">${escapeHtml(name)}</span>` +
+        (toMove ? `<span class="to-move">to move</span>` : "");
+    };
+    $("player-top").innerHTML = make(app.flipped ? "white" : "black");
+    $("player-bottom").innerHTML = make(app.flipped ? "black" : "white");
+  }
+
+  function renderStatus() {
+    const game = app.game;
+    const status = $("status");
+    let text;
+    if (game.over && game.outcome) {
+      text = `${game.outcome.pdn_result || game.outcome.result} — ${game.outcome.text}`;
+      status.className = "status over";
+    } else {
+      const turn = game.turn === "white" ? "White" : "Black";
+      if (game.engine_thinking) text = `${turn} to move — damier is thinking…`;
+      else text = `${turn} to move${game.human_to_move && ["white", "black"].includes(game.human) ? " (you)" : ""}`;
+      if (game.must_capture) text += ` — ${game.compulsory_capture}`;
+      if (game.outcome && game.outcome.termination === "recorded") {
+        text += ` · recorded result ${game.outcome.pdn_result || game.outcome.result}`;
+      }
+      status.className = "status";
+    }
+    if (app.cursor !== app.live) text += ` · viewing move ${app.tree[app.cursor].ply}`;
+    if (app.wsRetry > 0 && (!app.ws || app.ws.readyState !== WebSocket.OPEN)) text += " · reconnecting…";
+    status.textContent = text;
+    status.dataset.over = String(!!game.over);
+  }
+
+  function escapeHtml(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  }
+
+  function moveNumberText(node, force) {
+    const game = app.game;
+    const parentFen = app.tree[node.parent].fen;
+    const mover = turnOf(parentFen);
+    const firstMover = game.variant.white_starts ? "white" : "black";
+    const startTurn = turnOf(app.tree[0].fen);
+    const offset = startTurn === firstMover ? 0 : 1;
+    const number = Math.floor((node.ply - 1 + offset) / 2) + 1;
+    if (mover === firstMover) return `${number}.`;
+    return force ? `${number}…` : "";
+  }
+
+  function renderMoves() {
+    const list = $("move-list");
+    list.textContent = "";
+    const emitMove = (id, force, container) => {
+      const node = app.tree[id];
+      const number = moveNumberText(node, force);
+      if (number) {
+        const n = document.createElement("span");
+        n.className = "move-number";
+        n.textContent = number;
+        container.appendChild(n);
+      }
+      const span = document.createElement("span");
+      span.className = "move" + (node.in_line ? " in-line" : " variation-move") +
+        (id === app.cursor ? " current" : "");
+      span.textContent = node.text;
+      span.dataset.node = String(id);
+      span.dataset.ply = String(node.ply);
+      span.addEventListener("click", () => setCursor(id));
+      container.appendChild(span);
+      const judged = reportEntry(node);
+      if (judged && judged.judgement) {
+        span.classList.add("judged", judged.judgement);
+        span.dataset.judgement = judged.judgement;
+        span.title = `${judged.judgement}: ${judged.text_before} → ${judged.text_after}` +
+          (judged.best_move ? ` (best was ${judged.best_move})` : "");
+        const mark = document.createElement("span");
+        mark.className = `mark ${judged.judgement}`;
+        mark.textContent = judged.mark;
+        mark.title = judged.judgement;
+        mark.addEventListener("click", () => setCursor(id));
+        container.appendChild(mark);
+      }
+      if (node.comment) {
+        const c = document.createElement("span");
+        c.className = "comment";
+        c.textContent = node.comment;
+        container.appendChild(c);
+      }
+    };
+    const emitLine = (parentId, container, force) => {
+      let p = parentId;
+      while (app.tree[p].children.length) {
+        const children = app.tree[p].children;
+        const main = children.find((c) => app.tree[c].in_line) ?? children[0];
+        emitMove(main, force, container);
+        force = false;
+        for (const alt of children) {
+          if (alt === main) continue;
+          const v = document.createElement("span");
+          v.className = "variation";
+          container.appendChild(v);
+          emitMove(alt, true, v);
+          emitLine(alt, v, false);
+          force = true;
+        }
+        p = main;
+      }
+    };
+    emitLine(0, list, true);
+    if (app.game.redo && app.game.redo.length && !app.game.tree) {
+      const r = document.createElement("span");
+      r.className = "redo-moves";
+      r.textContent = `(redo: ${app.game.redo.join(" ")})`;
+      list.appendChild(r);
+    }
+    if (app.game.over && app.game.outcome) {
+      const res = document.createElement("span");
+      res.className = "result";
+      res.textContent = app.game.outcome.pdn_result || app.game.outcome.result;
+      list.appendChild(res);
+    }
+    const current = list.querySelector(".current");
+    if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+  }
+
+  /* -- the game report ------------------------------------------------------------------------------ */
+
+  const REPORT_STRENGTHS = {
+    quick: { depth: 6, movetime: 0.2 },
+    normal: { depth: 12, movetime: 1 },
+    deep: { depth: 18, movetime: 3 },
+  };
+  const JUDGEMENT_NAMES = { inaccuracy: "Inaccuracy", mistake: "Mistake", blunder: "Blunder" };
+
+  /* The report shown: the finished one, or the part of a running one done so far. */
+  function reportView() {
+    if (app.reportLive) return { positions: app.reportLive.positions, plies: app.reportLive.moves,
+      total: app.reportLive.plies, running: true };
+    if (app.report) return { positions: app.report.positions, plies: app.report.plies,
+      total: app.report.plies.length, running: false };
+    return null;
+  }
+
+  function reportEntry(node) {
+    const view = reportView();
+    if (!view || !node || !node.in_line || node.parent === null || node.ply < 1) return null;
+    const entry = view.plies[node.ply - 1];
+    return entry && entry.move === node.text ? entry : null;
+  }
+
+  function reportArrows(node) {
+    const entry = reportEntry(node);
+    if (!entry || entry.played_best || !entry.best) return [];
+    return [{ path: entry.best.path, kind: "best" }];
+  }
+
+  /* The in-line node at a ply of the game. */
+  function lineNode(ply) {
+    let id = 0;
+    while (app.tree[id] && app.tree[id].ply < ply) {
+      const next = app.tree[id].children.find((c) => app.tree[c].in_line);
+      if (next === undefined) break;
+      id = next;
+    }
+    return id;
+  }
+
+  /* Follows the report state of the game: loads a finished report once, forgets a stale one. */
+  function syncReport() {
+    const state = app.game.report || { status: "none" };
+    if (state.status === "running") {
+      if (!app.reportLive) {
+        app.reportLive = { ply: state.ply || 0, plies: state.plies, positions: [], moves: [] };
+      }
+      app.reportLive.ply = Math.max(app.reportLive.ply, state.ply || 0);
+      app.reportLive.plies = state.plies;
+      return;
+    }
+    app.reportLive = null;
+    if (state.status === "done" && !state.stale) {
+      if (app.reportKey !== state.created_at) loadReport(state.created_at);
+    } else {
+      app.report = null;
+      app.reportKey = null;
+    }
+  }
+
+  async function loadReport(key) {
+    if (app.reportLoading === key) return;
+    app.reportLoading = key;
+    const id = app.game.id;
+    const res = await api("GET", `/api/games/${id}/analysis`);
+    app.reportLoading = null;
+    if (!app.game || app.game.id !== id) return;
+    if (res.ok && res.data.status === "done" && !res.data.stale) {
+      app.report = res.data;
+      app.reportKey = key;
+    } else {
+      app.report = null;
+    }
+    render();
+  }
+
+  async function startReport() {
+    if (!app.game) return;
+    const body = REPORT_STRENGTHS[$("report-strength").value] || REPORT_STRENGTHS.normal;
+    const res = await api("POST", `/api/games/${app.game.id}/analysis`, body);
+    if (!res.ok) { showMessage(res.data.error); return; }
+    clearMessage();
+    if (!app.reportLive) app.reportLive = { ply: 0, plies: res.data.plies, positions: [], moves: [] };
+    app.report = null;
+    renderReport();
+  }
+
+  function reportMessage(msg) {
+    if (!app.game) return;
+    if (msg.type === "report_started") {
+      app.reportLive = { ply: 0, plies: msg.plies, positions: [], moves: [] };
+      app.report = null;
+      app.reportKey = null;
+    } else if (msg.type === "report_progress") {
+      if (!app.reportLive) app.reportLive = { ply: 0, plies: msg.plies, positions: [], moves: [] };
+      const live = app.reportLive;
+      live.ply = msg.ply;
+      live.plies = msg.plies;
+      live.positions[msg.ply] = msg.position;
+      if (msg.move) live.moves[msg.ply - 1] = msg.move;
+      renderMoves();
+    } else if (msg.type === "report_done") {
+      const w = msg.summary.white, b = msg.summary.black;
+      const count = (s) => s.inaccuracies + s.mistakes + s.blunders;
+      showMessage(`Game analysed: ${count(w)} marked move${count(w) === 1 ? "" : "s"} for White, ` +
+        `${count(b)} for Black.`, "info");
+      return;  // the state that follows brings the report
+    } else if (msg.type === "report_stopped") {
+      app.reportLive = null;
+      if (msg.error) showMessage(msg.error);
+      render();
+      return;
+    }
+    renderReport();
+  }
+
+  function graphY(whiteScore, height) {
+    let s = whiteScore;
+    if (Math.abs(s) > 9000) s = s > 0 ? 1000 : -1000;
+    s = Math.max(-1000, Math.min(1000, s));
+    return height / 2 - (height / 2 - 3) * Math.tanh(s / 500);
+  }
+
+  function svgEl(name, attrs, parent) {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", name);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  /* The evaluation over the game (White's view, up: White better), marks on the judged moves. */
+  function renderGraph(view) {
+    const box = $("report-graph");
+    box.textContent = "";
+    const W = 360, H = 96;
+    const n = Math.max(1, view.total);
+    const x = (k) => (k * W) / n;
+    const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, class: "eval-graph", role: "img",
+      "aria-label": "evaluation graph" }, box);
+    svgEl("rect", { x: 0, y: 0, width: W, height: H, class: "graph-black" }, svg);
+    const known = [];
+    view.positions.forEach((p, k) => { if (p) known.push([k, p.white_score]); });
+    if (known.length) {
+      const pts = known.map(([k, ws]) => `${x(k).toFixed(1)},${graphY(ws, H).toFixed(1)}`);
+      const last = known[known.length - 1][0];
+      svgEl("polygon", { points: `0,${H} ${pts.join(" ")} ${x(last).toFixed(1)},${H}`,
+        class: "graph-white" }, svg);
+      if (last < n) {
+        svgEl("rect", { x: x(last), y: 0, width: W - x(last), height: H, class: "graph-pending" }, svg);
+      }
+      svgEl("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: "graph-mid" }, svg);
+      svgEl("polyline", { points: pts.join(" "), class: "graph-line" }, svg);
+    }
+    const node = app.tree[app.cursor];
+    if (node && node.in_line && node.ply <= n) {
+      svgEl("line", { x1: x(node.ply), y1: 0, x2: x(node.ply), y2: H, class: "graph-cursor" }, svg);
+    }
+    view.plies.forEach((e, i) => {
+      if (!e || !e.judgement || !view.positions[i + 1]) return;
+      const dot = svgEl("circle", { cx: x(i + 1), cy: graphY(view.positions[i + 1].white_score, H),
+        r: 3.6, class: `graph-mark ${e.judgement}` }, svg);
+      dot.dataset.ply = String(i + 1);
+    });
+    // the click targets: one band per position
+    const band = W / n;
+    for (let k = 0; k <= n; k++) {
+      if (!view.positions[k]) continue;
+      const hit = svgEl("rect", { x: Math.max(0, x(k) - band / 2), y: 0, width: band, height: H,
+        class: "graph-hit" }, svg);
+      hit.dataset.ply = String(k);
+      const e = view.plies[k - 1];
+      const title = svgEl("title", {}, hit);
+      title.textContent = k === 0 ? `start: ${view.positions[0].score_text}` :
+        `${moveLabel(k)} ${e ? e.move + (e.mark || "") : ""}  ${view.positions[k].score_text}`;
+      hit.addEventListener("click", () => setCursor(lineNode(k)));
+    }
+  }
+
+  function moveLabel(ply) {
+    const node = app.tree[lineNode(ply)];
+    if (!node || node.parent === null) return "";
+    return moveNumberText(node, true);
+  }
+
+  function renderReport() {
+    const game = app.game;
+    if (!game) return;
+    const view = reportView();
+    const running = !!app.reportLive;
+    const state = game.report || { status: "none" };
+    const button = $("btn-report");
+    button.disabled = !game.can_analyse_game || running;
+    button.textContent = app.report ? "Analyse again" : "Analyse game";
+    button.title = game.can_analyse_game ? "the engine looks at every position of the game"
+      : "for finished or imported games";
+    $("report-strength").disabled = button.disabled;
+    $("report-progress").hidden = !running;
+    if (running) {
+      const live = app.reportLive;
+      $("report-bar").max = Math.max(1, live.plies);
+      $("report-bar").value = live.ply;
+      $("report-progress-text").textContent = `move ${live.ply} of ${live.plies}`;
+    }
+    let note = "";
+    if (running) note = "The engine looks at every position of the game…";
+    else if (state.status === "done" && state.stale) note = "The moves have changed since the last analysis.";
+    else if (!app.report && game.can_analyse_game) {
+      note = "The engine looks at every position and marks inaccuracies (?!), mistakes (?) and blunders (??).";
+    } else if (!app.report) note = "Finish the game (or import one) to analyse it move by move.";
+    else {
+      const r = app.report;
+      note = `Depth ${r.depth}, at most ${r.movetime} s a position. ` +
+        `Losses of ${r.thresholds.inaccuracy / 100}, ${r.thresholds.mistake / 100} and ` +
+        `${r.thresholds.blunder / 100} men: ?!, ? and ??.`;
+    }
+    $("report-note").textContent = note;
+
+    const summary = $("report-summary");
+    summary.hidden = !app.report;
+    if (app.report) {
+      const body = summary.querySelector("tbody");
+      body.textContent = "";
+      for (const colour of ["white", "black"]) {
+        const s = app.report.summary[colour];
+        const tr = document.createElement("tr");
+        tr.dataset.color = colour;
+        tr.innerHTML = `<th><span class="dot ${colour}"></span>${escapeHtml(s.name)}</th>` +
+          `<td class="inaccuracy">${s.inaccuracies}</td><td class="mistake">${s.mistakes}</td>` +
+          `<td class="blunder">${s.blunders}</td><td>${(s.average_loss / 100).toFixed(2)}</td>`;
+        body.appendChild(tr);
+      }
+    }
+    $("report-graph").hidden = !view;
+    if (view) renderGraph(view);
+    renderReportComment(view);
+  }
+
+  function renderReportComment(view) {
+    const box = $("report-comment");
+    box.textContent = "";
+    const node = app.tree[app.cursor];
+    if (!view || !node || !node.in_line) return;
+    const position = view.positions[node.ply];
+    if (!app.analysis.on && position) setEval(position.white_score, position.score_text);
+    const entry = reportEntry(node);
+    const add = (text, cls) => {
+      const span = document.createElement("span");
+      if (cls) span.className = cls;
+      span.textContent = text;
+      box.appendChild(span);
+      return span;
+    };
+    if (!entry) {
+      if (node.ply === 0 && position) {
+        add(`Start: ${position.score_text}`);
+        if (position.best) add(` · engine: ${pvText(position.fen, 0, position.pv.slice(0, 6))}`, "pv");
+      }
+      return;
+    }
+    add(`${moveNumberText(node, true)} ${entry.move}${entry.mark || ""} `, "comment-move");
+    if (entry.judgement) {
+      add(JUDGEMENT_NAMES[entry.judgement], `judgement ${entry.judgement}`);
+      add(` (${(entry.loss / 100).toFixed(2)} men lost): `);
+    }
+    add(`${entry.text_before} → ${entry.text_after}.`);
+    if (entry.forced) add(" The only move.");
+    else if (entry.played_best) add(" The engine's choice.");
+    else if (entry.best) {
+      box.appendChild(document.createElement("br"));
+      add(`Better: ${entry.best_move}`, "better");
+      const parent = app.tree[node.parent];
+      add(` · ${pvText(parent.fen, node.ply - 1, entry.best_pv.slice(0, 6))}`, "pv");
+    }
+  }
+
+  $("btn-report").addEventListener("click", startReport);
+  $("btn-report-stop").addEventListener("click", async () => {
+    if (!app.game) return;
+    const res = await api("DELETE", `/api/games/${app.game.id}/analysis`);
+    if (!res.ok) showMessage(res.data.error);
+  });
+
+  /* -- engine output ------------------------------------------------------------------------------- */
+
+  function setEval(whiteScore, text) {
+    const fill = $("evalbar-black");
+    let share;  // Black's share of the bar
+    if (whiteScore === null || whiteScore === undefined) share = 50;
+    else if (Math.abs(whiteScore) > 9000) share = whiteScore > 0 ? 0 : 100;
+    else share = 50 - 50 * Math.tanh(whiteScore / 400);
+    fill.style.height = `${share}%`;
+    $("evalbar-text").textContent = text || "";
+    $("evalbar").dataset.score = whiteScore === null || whiteScore === undefined ? "" : String(whiteScore);
+  }
+
+  function pvText(startFen, startPly, pv) {
+    const firstMover = app.game.variant.white_starts ? "white" : "black";
+    let mover = turnOf(startFen);
+    const startTurn = turnOf(app.tree[0].fen);
+    const offset = startTurn === firstMover ? 0 : 1;
+    const out = [];
+    pv.forEach((text, i) => {
+      const ply = startPly + i + 1;
+      const number = Math.floor((ply - 1 + offset) / 2) + 1;
+      if (mover === firstMover) out.push(`${number}. ${text}`);
+      else out.push(i === 0 ? `${number}… ${text}` : text);
+      mover = mover === "white" ? "black" : "white";
+    });
+    return out.join(" ");
+  }
+
+  function renderEngineInfo(msg) {
+    const box = $("engine-line");
+    box.textContent = `damier (depth ${msg.depth}): ${msg.score_text}  ${pvText(msg.fen, msg.ply, msg.pv)}`;
+    if (!app.analysis.on) setEval(msg.white_score, msg.score_text);
+  }
+
+  function renderAnalysis(msg) {
+    if (msg.fen !== app.analysis.fen) return;
+    if (msg.lines) {
+      app.analysis.lines = msg.lines;
+      const list = $("analysis-lines");
+      list.textContent = "";
+      msg.lines.forEach((line) => {
+        const li = document.createElement("li");
+        const score = document.createElement("span");
+        score.className = "score";
+        score.textContent = line.score_text;
+        li.appendChild(score);
+        li.appendChild(document.createTextNode(" " + pvText(msg.fen, msg.ply, line.pv)));
+        list.appendChild(li);
+      });
+      if (msg.lines.length) setEval(msg.lines[0].white_score, msg.lines[0].score_text);
+    }
+    $("analysis-depth").textContent = msg.done ? `depth ${msg.depth} (done)` : `depth ${msg.depth}`;
+  }
+
+  function requestAnalysis(force) {
+    const node = app.tree[app.cursor];
+    if (!node || !app.ws || app.ws.readyState !== WebSocket.OPEN) return;
+    if (!force && app.analysis.fen === node.fen) return;
+    app.analysis.fen = node.fen;
+    $("analysis-lines").textContent = "";
+    $("analysis-depth").textContent = "…";
+    const message = { type: "analyse", multipv: settings.multipv };
+    if (node.in_line) message.ply = node.ply; else message.fen = node.fen;
+    app.ws.send(JSON.stringify(message));
+  }
+
+  function stopAnalysis() {
+    app.analysis.fen = null;
+    if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify({ type: "stop" }));
+    $("analysis-lines").textContent = "";
+    $("analysis-depth").textContent = "";
+  }
+
+  /* -- the WebSocket ---------------------------------------------------------------------------------- */
+
+  function connect(id) {
+    if (app.ws) { app.ws.onclose = null; app.ws.onmessage = null; app.ws.close(); }
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/games/${id}`);
+    app.ws = ws;
+    ws.onopen = () => {
+      app.wsRetry = 0;
+      if (app.analysis.on) requestAnalysis(true);
+      if (app.game) renderStatus();
+    };
+    ws.onmessage = (event) => {
+      if (app.ws !== ws) return;
+      let msg;
+      try { msg = JSON.parse(event.data); } catch (err) { return; }
+      if (msg.type === "state") {
+        if (app.game && msg.game.id !== app.game.id) return;
+        setGame(msg.game);
+        if (msg.draw_offer) showMessage(msg.draw_offer.reason, msg.draw_offer.accepted ? "info" : "error");
+      } else if (msg.type === "engine") {
+        if (app.game) { app.game.engine_thinking = msg.thinking; render(); }
+      } else if (msg.type === "info") {
+        renderEngineInfo(msg);
+      } else if (msg.type === "analysis") {
+        renderAnalysis(msg);
+      } else if (msg.type.startsWith("report_")) {
+        reportMessage(msg);
+      } else if (msg.type === "error") {
+        showMessage(msg.error);
+      }
+    };
+    ws.onclose = () => {
+      if (app.ws !== ws) return;
+      app.wsRetry += 1;
+      if (app.game) renderStatus();
+      const delay = Math.min(4000, 250 * Math.pow(2, app.wsRetry));
+      setTimeout(() => {
+        if (app.ws === ws && app.game && app.game.id === id) connect(id);
+      }, delay);
+    };
+  }
+
+  /* -- actions ---------------------------------------------------------------------------------------- */
+
+  async function loadGame(id, opts) {
+    const res = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+    if (!res.ok) { showMessage(res.data.error); return false; }
+    if (app.game && app.game.id === id) app.game = null;
+    setGame(res.data, opts);
+    return true;
+  }
+
+  async function action(path, body, after) {
+    if (!app.game) return;
+    const res = await api("POST", `/api/games/${app.game.id}/${path}`, body || {});
+    if (!res.ok) { showMessage(res.data.error); return; }
+    clearMessage();
+    setGame(res.data.game || res.data, { follow: true });
+    if (after) after(res.data);
+  }
+
+  $("btn-undo").addEventListener("click", () => { app.skipAnimation = true; action("undo"); });
+  $("btn-redo").addEventListener("click", () => action("redo"));
+  $("btn-go").addEventListener("click", () => action("go"));
+  $("btn-draw").addEventListener("click", () => action("draw", {}, (data) => {
+    showMessage(data.reason, data.accepted ? "info" : "error");
+  }));
+  let resignTimer = null;
+  $("btn-resign").addEventListener("click", () => {
+    const button = $("btn-resign");
+    if (!button.classList.contains("confirm")) {
+      button.classList.add("confirm");
+      button.textContent = "Confirm resign";
+      resignTimer = setTimeout(() => { button.classList.remove("confirm"); button.textContent = "Resign"; }, 4000);
+      return;
+    }
+    clearTimeout(resignTimer);
+    button.classList.remove("confirm");
+    button.textContent = "Resign";
+    const body = app.game.human === "both" ? { color: app.game.turn } : {};
+    action("resign", body);
+  });
+
+  $("nav-first").addEventListener("click", () => setCursor(0));
+  $("nav-prev").addEventListener("click", () => setCursor(app.tree[app.cursor].parent));
+  $("nav-next").addEventListener("click", () => setCursor(mainChild(app.cursor)));
+  $("nav-last").addEventListener("click", () => setCursor(app.live === app.cursor ? lastOfLine(app.cursor) : app.live));
+  function lastOfLine(id) {
+    let next = mainChild(id);
+    while (next !== null) { id = next; next = mainChild(id); }
+    return id;
+  }
+  $("btn-flip").addEventListener("click", () => { app.flipped = !app.flipped; render(); });
+
+  document.addEventListener("keydown", (e) => {
+    if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
+    if (document.querySelector("dialog[open]")) return;
+    if (!app.game) return;
+    if (e.key === "ArrowLeft") setCursor(app.tree[app.cursor].parent);
+    else if (e.key === "ArrowRight") setCursor(mainChild(app.cursor));
+    else if (e.key === "Home") setCursor(0);
+    else if (e.key === "End") setCursor(app.live);
+    else if (e.key === "f") { app.flipped = !app.flipped; render(); }
+    else if (e.key === "Escape") { $("choice").hidden = true; board.cancelChoice(); }
+    else return;
+    e.preventDefault();
+  });
+
+  $("analyse-toggle").addEventListener("change", (e) => {
+    app.analysis.on = e.target.checked;
+    if (app.analysis.on) requestAnalysis(true); else stopAnalysis();
+  });
+  $("multipv").value = String(settings.multipv);
+  $("multipv").addEventListener("change", (e) => {
+    settings.multipv = parseInt(e.target.value, 10);
+    saveSettings();
+    if (app.analysis.on) requestAnalysis(true);
+  });
+  $("opt-animate").checked = settings.animate;
+  $("opt-animate").addEventListener("change", (e) => {
+    settings.animate = e.target.checked; saveSettings(); board.setAnimate(settings.animate);
+  });
+  $("opt-numbers").checked = settings.numbers;
+  $("opt-numbers").addEventListener("change", (e) => {
+    settings.numbers = e.target.checked; saveSettings(); board.setShowNumbers(settings.numbers);
+  });
+
+  /* -- dialogs ------------------------------------------------------------------------------------------ */
+
+  document.querySelectorAll("dialog [data-close]").forEach((b) => {
+    b.addEventListener("click", () => b.closest("dialog").close());
+  });
+
+  function fillVariants(select, value) {
+    select.textContent = "";
+    for (const v of app.variants) {
+      const o = document.createElement("option");
+      o.value = v.name;
+      o.textContent = `${v.title} (${v.size}x${v.size})`;
+      select.appendChild(o);
+    }
+    if (value) select.value = value;
+  }
+
+  $("btn-new").addEventListener("click", () => {
+    fillVariants($("new-variant"), app.game ? app.game.variant.name : "international");
+    $("dlg-new").showModal();
+  });
+  $("new-level").addEventListener("input", (e) => { $("new-level-out").textContent = e.target.value; });
+  $("form-new").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = { variant: $("new-variant").value, color: $("new-color").value,
+      level: parseInt($("new-level").value, 10) };
+    const res = await api("POST", "/api/games", body);
+    if (!res.ok) { showMessage(res.data.error); return; }
+    $("dlg-new").close();
+    app.game = null;
+    setGame(res.data);
+  });
+
+  async function openGames() {
+    const res = await api("GET", "/api/games?limit=200");
+    if (!res.ok) { showMessage(res.data.error); return; }
+    const body = $("games-table").querySelector("tbody");
+    body.textContent = "";
+    for (const g of res.data.games) {
+      const tr = document.createElement("tr");
+      tr.dataset.game = g.id;
+      const when = new Date(g.updated_at).toLocaleString();
+      const result = g.result === "*" ? "playing" : g.result;
+      tr.innerHTML = `<td>${escapeHtml(when)}</td><td>${escapeHtml(g.variant)}</td>` +
+        `<td>${escapeHtml(g.white)}</td><td>${escapeHtml(g.black)}</td><td>${g.plies}</td>` +
+        `<td title="${escapeHtml(g.termination_text || "")}">${escapeHtml(result)}</td><td class="row-actions"></td>`;
+      const cell = tr.querySelector(".row-actions");
+      const add = (label, fn, cls) => {
+        const b = document.createElement("button");
+        b.type = "button"; b.textContent = label; b.className = cls || "small";
+        b.addEventListener("click", fn);
+        cell.appendChild(b);
+      };
+      add("Resume", async () => { $("dlg-games").close(); app.game = null; await loadGame(g.id); });
+      add("Replay", async () => { $("dlg-games").close(); app.game = null; await loadGame(g.id, { cursor: "start" }); });
+      const a = document.createElement("a");
+      a.href = `/api/games/${g.id}/pdn`; a.textContent = "PDN"; a.className = "button small"; a.download = "";
+      cell.appendChild(a);
+      add("Delete", async () => {
+        const r = await api("DELETE", `/api/games/${g.id}`);
+        if (r.ok) tr.remove();
+      }, "small secondary");
+      body.appendChild(tr);
+    }
+    if (!res.data.games.length) body.innerHTML = '<tr><td colspan="7">No games yet.</td></tr>';
+    if (!$("dlg-games").open) $("dlg-games").showModal();
+  }
+  $("btn-games").addEventListener("click", openGames);
+
+  $("btn-import").addEventListener("click", () => {
+    $("import-error").hidden = true;
+    $("dlg-import").showModal();
+  });
+  $("import-go").addEventListener("click", async () => {
+    const file = $("import-file").files[0];
+    const text = $("import-text").value;
+    const error = $("import-error");
+    let res;
+    if (file) {
+      if (file.size > IMPORT_LIMIT) {
+        error.textContent = `The file is too large (${file.size} bytes; at most ${IMPORT_LIMIT}).`;
+        error.hidden = false;
+        return;
+      }
+      res = await api("POST", "/api/import", file, { raw: true });
+    } else if (text.trim()) {
+      res = await api("POST", "/api/import", { pdn: text });
+    } else {
+      error.textContent = "Paste PDN text or choose a file.";
+      error.hidden = false;
+      return;
+    }
+    if (!res.ok) {
+      error.textContent = res.data.error;
+      error.hidden = false;
+      return;
+    }
+    $("dlg-import").close();
+    $("import-text").value = "";
+    $("import-file").value = "";
+    app.game = null;
+    await loadGame(res.data.first, { cursor: "start" });
+    const n = res.data.games.length;
+    showMessage(`Imported ${n} game${n === 1 ? "" : "s"}` +
+      (res.data.errors.length ? ` (${res.data.errors.length} could not be read: ${res.data.errors[0]})` : "") +
+      (n > 1 ? ". The others are in Games." : "."), "info");
+  });
+
+  /* -- the position editor --------------------------------------------------------------------------- */
+
+  const editor = {
+    board: null, variant: "international", pieces: new Map(), turn: "white",
+  };
+
+  function editorVariant() {
+    return app.variants.find((v) => v.name === editor.variant) || app.variants[0];
+  }
+
+  function editorRender() {
+    editor.board.setSize(editorVariant().size);
+    editor.board.setPosition(editor.pieces);
+    $("editor-turn").value = editor.turn;
+    $("editor-fen").value = DraughtsFen.format(editor.turn, editor.pieces);
+  }
+
+  function editorSquare(square) {
+    const choice = document.querySelector('#editor-palette input[name="piece"]:checked').value;
+    if (!choice || editor.pieces.get(square) === choice) editor.pieces.delete(square);
+    else editor.pieces.set(square, choice);
+    $("editor-error").hidden = true;
+    editorRender();
+  }
+
+  function openEditor() {
+    if (!editor.board) {
+      editor.board = new DraughtsBoard($("editor-board"), { editor: true, onSquare: editorSquare });
+    }
+    fillVariants($("editor-variant"), app.game ? app.game.variant.name : "international");
+    editor.variant = $("editor-variant").value;
+    const fen = app.game ? app.tree[app.cursor].fen : editorVariant().initial_fen;
+    const parsed = DraughtsFen.parse(fen);
+    editor.pieces = parsed.pieces;
+    editor.turn = parsed.turn;
+    $("editor-error").hidden = true;
+    $("dlg-editor").showModal();
+    editorRender();
+  }
+  $("btn-editor").addEventListener("click", openEditor);
+  $("btn-fen-edit").addEventListener("click", openEditor);
+  $("editor-variant").addEventListener("change", (e) => {
+    editor.variant = e.target.value;
+    const parsed = DraughtsFen.parse(editorVariant().initial_fen);
+    editor.pieces = parsed.pieces; editor.turn = parsed.turn;
+    editorRender();
+  });
+  $("editor-turn").addEventListener("change", (e) => { editor.turn = e.target.value; editorRender(); });
+  $("editor-clear").addEventListener("click", () => { editor.pieces = new Map(); editorRender(); });
+  $("editor-start").addEventListener("click", () => {
+    const parsed = DraughtsFen.parse(editorVariant().initial_fen);
+    editor.pieces = parsed.pieces; editor.turn = parsed.turn;
+    editorRender();
+  });
+  async function editorCheck(fen) {
+    const res = await api("POST", "/api/position", { variant: editor.variant, fen });
+    const error = $("editor-error");
+    if (!res.ok) { error.textContent = res.data.error; error.hidden = false; return null; }
+    error.hidden = true;
+    return res.data;
+  }
+  $("editor-load").addEventListener("click", async () => {
+    const info = await editorCheck($("editor-fen").value);
+    if (!info) return;
+    const parsed = DraughtsFen.parse(info.fen);
+    editor.pieces = parsed.pieces; editor.turn = parsed.turn;
+    editorRender();
+  });
+  $("editor-fen").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); $("editor-load").click(); }
+  });
+  async function editorCreate(color) {
+    const fen = DraughtsFen.format(editor.turn, editor.pieces);
+    const info = await editorCheck(fen);
+    if (!info) return;
+    const level = Math.max(1, Math.min(10, parseInt($("editor-level").value, 10) || 5));
+    const res = await api("POST", "/api/games", { variant: editor.variant, fen: info.fen, color, level });
+    if (!res.ok) { $("editor-error").textContent = res.data.error; $("editor-error").hidden = false; return; }
+    $("dlg-editor").close();
+    app.game = null;
+    setGame(res.data);
+    if (color === "both") {
+      $("analyse-toggle").checked = true;
+      app.analysis.on = true;
+      requestAnalysis(true);
+    }
+  }
+  $("editor-analyse").addEventListener("click", () => editorCreate("both"));
+  $("editor-play-white").addEventListener("click", () => editorCreate("white"));
+  $("editor-play-black").addEventListener("click", () => editorCreate("black"));
+
+  /* -- start ------------------------------------------------------------------------------------------------ */
+
+  setEval(null, "");
+  (async function start() {
+    const res = await api("GET", "/api/variants");
+    app.variants = res.ok ? res.data.variants : [];
+    fillVariants($("new-variant"), "international");
+    const fromHash = new URLSearchParams(location.hash.slice(1)).get("game");
+    const id = fromHash || localStorage.getItem("damier.lastGame");
+    if (id && await loadGame(id)) return;
+    clearMessage();
+    $("dlg-new").showModal();
+  })();
+
+  window.addEventListener("hashchange", () => {
+    const id = new URLSearchParams(location.hash.slice(1)).get("game");
+    if (id && (!app.game || app.game.id !== id)) { app.game = null; loadGame(id); }
+  });
+
+  // Without a live socket, keep the page current while the engine thinks.
+  setInterval(async () => {
+    if (!app.game || !app.game.engine_thinking) return;
+    if (app.ws && app.ws.readyState === WebSocket.OPEN) return;
+    const res = await api("GET", `/api/games/${app.game.id}`);
+    if (res.ok) setGame(res.data);
+  }, 2000);
+})();

@@ -1,0 +1,290 @@
+"""Storage of the web app's games: one row per game in an SQLite database.
+
+Game reports (:mod:`damier.web.report`) live in a second table, one row per game,
+the report as JSON next to the move list it was made from (so that a report of
+moves since taken back can be told apart). ``PRAGMA user_version`` holds the
+schema version; an older database is brought up to date when opened.
+
+The database is in WAL mode and every change (each move, undo, resignation...)
+is committed at once with ``synchronous=FULL``, so a server killed in the middle
+of a game loses nothing: the next server finds the game as it was after the
+last move.
+
+>>> store = GameStore(":memory:")
+>>> record = store.create(variant="international", start_fen="W:W31-50:B1-20",
+...                       human="white", level=3, white="You", black="damier level 3")
+>>> record.moves, record.result
+([], '*')
+>>> store.save_moves(record.id, ["32-28", "19-23"], redo=[])
+>>> store.get(record.id).moves
+['32-28', '19-23']
+>>> [r.id for r in store.list()] == [record.id]
+True
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+__all__ = ["GameRecord", "GameStore", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 2
+"""1: the games table; 2: the reports table (game reports)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    variant TEXT NOT NULL,
+    start_fen TEXT NOT NULL,
+    moves TEXT NOT NULL DEFAULT '[]',
+    redo TEXT NOT NULL DEFAULT '[]',
+    white TEXT NOT NULL DEFAULT '?',
+    black TEXT NOT NULL DEFAULT '?',
+    human TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    result TEXT NOT NULL DEFAULT '*',
+    termination TEXT,
+    termination_text TEXT,
+    winner TEXT,
+    headers TEXT NOT NULL DEFAULT '{}',
+    pdn TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS games_updated ON games (updated_at);
+"""
+
+_REPORTS = """
+CREATE TABLE IF NOT EXISTS reports (
+    game_id TEXT PRIMARY KEY,
+    start_fen TEXT NOT NULL,
+    moves TEXT NOT NULL,
+    report TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+_MIGRATIONS = {2: _REPORTS}
+"""The statements that bring a database of schema ``version - 1`` to ``version``."""
+
+_COLUMNS = ("id", "variant", "start_fen", "moves", "redo", "white", "black", "human", "level",
+            "result", "termination", "termination_text", "winner", "headers", "pdn",
+            "created_at", "updated_at")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass
+class GameRecord:
+    """One stored game.
+
+    ``moves`` and ``redo`` are move texts in standard notation (full capture
+    paths where two captures share their ends, so they read back exactly).
+    ``human`` is the colour the person plays: ``white``, ``black``, ``both``
+    (two people, or analysis: the engine never moves by itself) or ``none``.
+    ``result`` is ``*`` while the game goes on, else ``1-0``, ``0-1`` or
+    ``1/2-1/2``; ``termination`` is a :class:`damier.Termination` value.
+    ``pdn`` holds the text of an imported game (its variations and comments).
+    """
+
+    id: str
+    variant: str
+    start_fen: str
+    human: str
+    level: int
+    moves: list[str] = field(default_factory=list)
+    redo: list[str] = field(default_factory=list)
+    white: str = "?"
+    black: str = "?"
+    result: str = "*"
+    termination: str | None = None
+    termination_text: str | None = None
+    winner: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    pdn: str | None = None
+    created_at: str = ""
+    updated_at: str = ""
+
+    def summary(self) -> dict[str, Any]:
+        """The fields shown in a list of games."""
+        return {"id": self.id, "variant": self.variant, "white": self.white, "black": self.black,
+                "human": self.human, "level": self.level, "plies": len(self.moves),
+                "result": self.result, "termination": self.termination,
+                "termination_text": self.termination_text, "imported": self.pdn is not None,
+                "event": self.headers.get("Event"),
+                "created_at": self.created_at, "updated_at": self.updated_at}
+
+
+class GameStore:
+    """The games (and their reports) of one SQLite file (``":memory:"`` for a throwaway store).
+
+    Safe to use from several threads: one connection, guarded by a lock.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                   timeout=10.0)
+        self._db.row_factory = sqlite3.Row
+        with self._lock:
+            if self.path != ":memory:":
+                mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise RuntimeError(f"cannot put {self.path} in WAL mode (got {mode})")
+            self._db.execute("PRAGMA synchronous=FULL")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(f"{self.path} was written by a newer damier (schema {version}, "
+                                   f"this one knows {SCHEMA_VERSION})")
+            self._db.executescript(_SCHEMA)
+            for target in range(max(version, 1) + 1, SCHEMA_VERSION + 1):
+                self._db.executescript(_MIGRATIONS[target])
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writing ------------------------------------------------------------------
+
+    def create(self, *, variant: str, start_fen: str, human: str, level: int,
+               white: str = "?", black: str = "?", moves: list[str] | None = None,
+               headers: dict[str, str] | None = None, pdn: str | None = None,
+               game_id: str | None = None) -> GameRecord:
+        """Stores a new game and returns it."""
+        now = _now()
+        record = GameRecord(id=game_id or secrets.token_hex(6), variant=variant,
+                            start_fen=start_fen, human=human, level=level,
+                            moves=list(moves or []), white=white, black=black,
+                            headers=dict(headers or {}), pdn=pdn, created_at=now, updated_at=now)
+        values = self._values(record)
+        with self._lock:
+            self._db.execute(
+                f"INSERT INTO games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                values)
+        return record
+
+    def save_moves(self, game_id: str, moves: list[str], *, redo: list[str]) -> None:
+        """Stores the moves played (and the moves that redo would replay)."""
+        self._update(game_id, moves=json.dumps(moves), redo=json.dumps(redo))
+
+    def save_result(self, game_id: str, *, result: str, termination: str | None,
+                    termination_text: str | None, winner: str | None) -> None:
+        """Stores how the game ended (``result="*"`` and None: it goes on)."""
+        self._update(game_id, result=result, termination=termination,
+                     termination_text=termination_text, winner=winner)
+
+    def save(self, record: GameRecord) -> None:
+        """Stores every field of ``record`` (one transaction)."""
+        record.updated_at = _now()
+        values = self._values(record)
+        sets = ", ".join(f"{name} = ?" for name in _COLUMNS[1:])
+        with self._lock:
+            cur = self._db.execute(f"UPDATE games SET {sets} WHERE id = ?", values[1:] + (record.id,))
+        if cur.rowcount == 0:
+            raise KeyError(record.id)
+
+    def delete(self, game_id: str) -> bool:
+        """Forgets a game and its report."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                cur = self._db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+                self._db.execute("DELETE FROM reports WHERE game_id = ?", (game_id,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return cur.rowcount > 0
+
+    def save_report(self, game_id: str, report: dict[str, Any]) -> None:
+        """Stores the report of a game (replacing the previous one; nothing when the game
+        is gone); ``report`` holds the ``start_fen`` and ``moves`` it was made from."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO reports (game_id, start_fen, moves, report, created_at) "
+                "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE id = ?)",
+                (game_id, report["start_fen"], json.dumps(report["moves"]),
+                 json.dumps(report, separators=(",", ":")), _now(), game_id))
+
+    def report_info(self, game_id: str) -> dict[str, Any] | None:
+        """What the report of a game was made from (``start_fen``, ``moves``,
+        ``created_at``) without reading the report itself; None without a report."""
+        with self._lock:
+            row = self._db.execute("SELECT start_fen, moves, created_at FROM reports "
+                                   "WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        return {"start_fen": row["start_fen"], "moves": json.loads(row["moves"]),
+                "created_at": row["created_at"]}
+
+    def get_report(self, game_id: str) -> dict[str, Any] | None:
+        """The stored report of a game, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT report FROM reports WHERE game_id = ?",
+                                   (game_id,)).fetchone()
+        return json.loads(row["report"]) if row is not None else None
+
+    def delete_report(self, game_id: str) -> bool:
+        with self._lock:
+            cur = self._db.execute("DELETE FROM reports WHERE game_id = ?", (game_id,))
+        return cur.rowcount > 0
+
+    def _update(self, game_id: str, **fields: Any) -> None:
+        fields["updated_at"] = _now()
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        with self._lock:
+            cur = self._db.execute(f"UPDATE games SET {sets} WHERE id = ?",
+                                   tuple(fields.values()) + (game_id,))
+        if cur.rowcount == 0:
+            raise KeyError(game_id)
+
+    @staticmethod
+    def _values(record: GameRecord) -> tuple[Any, ...]:
+        return (record.id, record.variant, record.start_fen, json.dumps(record.moves),
+                json.dumps(record.redo), record.white, record.black, record.human, record.level,
+                record.result, record.termination, record.termination_text, record.winner,
+                json.dumps(record.headers), record.pdn, record.created_at, record.updated_at)
+
+    # -- reading ------------------------------------------------------------------
+
+    def get(self, game_id: str) -> GameRecord | None:
+        """The game ``game_id``, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        return self._record(row) if row is not None else None
+
+    def list(self, *, limit: int = 50, offset: int = 0) -> list[GameRecord]:
+        """Games, most recently changed first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM games ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
+                (limit, offset)).fetchall()
+        return [self._record(row) for row in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    @staticmethod
+    def _record(row: sqlite3.Row) -> GameRecord:
+        return GameRecord(id=row["id"], variant=row["variant"], start_fen=row["start_fen"],
+                          human=row["human"], level=int(row["level"]),
+                          moves=json.loads(row["moves"]), redo=json.loads(row["redo"]),
+                          white=row["white"], black=row["black"], result=row["result"],
+                          termination=row["termination"], termination_text=row["termination_text"],
+                          winner=row["winner"], headers=json.loads(row["headers"] or "{}"),
+                          pdn=row["pdn"], created_at=row["created_at"], updated_at=row["updated_at"])

@@ -1,0 +1,430 @@
+"""The web page in a real browser: Playwright for Python driving Debian's Chromium.
+
+A ``damier serve`` runs in a subprocess on a free loopback port with a temporary
+database. Skipped with the reason when Playwright or Chromium is missing (install
+with ``pip install playwright`` and ``apt-get install chromium``; no browser is
+ever downloaded). ``DAMIER_CHROMIUM`` overrides the browser path;
+``DAMIER_WEB_SCREENSHOTS=DIR`` keeps the screenshots in DIR (they go to a
+temporary directory otherwise).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import damier
+from damier import pdn
+
+CHROMIUM = os.environ.get("DAMIER_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="Playwright for Python is not installed (pip install playwright)")
+pytest.importorskip("starlette", reason="the web extra (starlette) is not installed")
+pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+pytestmark = pytest.mark.slow
+
+SRC = str(Path(damier.__file__).resolve().parents[1])
+AMBIGUOUS_FEN = "W:WK47,49:B14,19,29,31,42,5"
+DOUBLE_FEN = "W:W38,48:B33,23,3"
+PDN_WITH_VARIATIONS = """[Event "Browser import"]
+[White "Alpha"]
+[Black "Beta"]
+[Result "2-0"]
+
+1. 32-28 19-23 (1... 18-23 2. 37-32 {quiet}) 2. 28x19 14x23 3. 33-28 (3. 34-29 23x34 4. 40x29) 3... 23x32 4. 37x28 2-0
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``damier serve`` in a subprocess; ``kill()`` sends SIGKILL, ``start()`` starts it again."""
+
+    def __init__(self, db: Path, port: int) -> None:
+        self.db = db
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "damier", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             "--db", str(self.db), "--movetime", "0.1"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/api/variants", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"damier serve exited: {self.proc.stderr.read().decode()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("damier serve did not start in 30 s")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def api(self, method: str, path: str, body: dict | None = None) -> dict:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return json.loads(r.read())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("web") / "games.sqlite3", free_port())
+    srv.start()
+    yield srv
+    srv.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_default_timeout(15000)
+    yield pg
+    context.close()
+    assert errors == [], f"errors in the page: {errors}"
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    target = os.environ.get("DAMIER_WEB_SCREENSHOTS")
+    path = Path(target) if target else tmp_path_factory.mktemp("shots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def point(page, square: int, which: str = "main") -> tuple[float, float]:
+    return tuple(page.evaluate("([s, w]) => damierApp.squarePoint(s, w)", [square, which]))
+
+
+def click_square(page, square: int, which: str = "main") -> None:
+    x, y = point(page, square, which)
+    page.mouse.click(x, y)
+
+
+def drag(page, start: int, end: int) -> None:
+    x0, y0 = point(page, start)
+    x1, y1 = point(page, end)
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
+    page.mouse.move(x1, y1, steps=4)
+    page.mouse.up()
+
+
+def moves(page) -> list[str]:
+    return page.eval_on_selector_all("#move-list .move.in-line", "els => els.map(e => e.textContent)")
+
+
+def wait_moves(page, count: int, timeout: float = 20000) -> list[str]:
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#move-list .move.in-line').length === n "
+        "&& damierApp.game && !damierApp.game.engine_thinking", arg=count, timeout=timeout)
+    return moves(page)
+
+
+def game_state(page) -> dict:
+    return page.evaluate("() => damierApp.game")
+
+
+def open_game(page, server, game_id: str) -> None:
+    page.goto(f"{server.url}/#game={game_id}")
+    page.wait_for_function("(id) => damierApp.game && damierApp.game.id === id", arg=game_id)
+
+
+def new_game_via_dialog(page, server, color="white", level="1"):
+    page.goto(server.url + "/")
+    page.wait_for_selector("#dlg-new[open]")
+    page.select_option("#new-variant", "international")
+    page.select_option("#new-color", color)
+    page.fill("#new-level", level)
+    page.click("#new-start")
+    page.wait_for_function("() => damierApp.game !== null")
+
+
+# -- tests ----------------------------------------------------------------------------------------
+
+
+def test_board_is_a_real_draughts_board(page, server, shots):
+    new_game_via_dialog(page, server)
+    svg = page.locator("#board svg")
+    assert svg.get_attribute("viewBox") == "0 0 10 10"
+    # square 46 is White's bottom-left corner, a dark square; 1 is top row, second column
+    assert page.locator('#board rect[data-square="46"]').get_attribute("x") == "0"
+    assert page.locator('#board rect[data-square="46"]').get_attribute("y") == "9"
+    assert page.locator('#board rect[data-square="1"]').get_attribute("x") == "1"
+    assert page.locator('#board rect[data-square="1"]').get_attribute("y") == "0"
+    assert page.locator("#board rect.sq.dark").count() == 50
+    assert page.locator("#board rect.sq.light").count() == 50
+    assert page.locator("#board .piece.white").count() == 20
+    assert page.locator("#board .piece.black").count() == 20
+    assert page.locator('#board .piece.white[data-square="46"]').count() == 1
+    # the lowest white piece is drawn in the bottom row
+    box = page.locator("#board svg").bounding_box()
+    x46, y46 = point(page, 46)
+    assert x46 < box["x"] + box["width"] / 10 and y46 > box["y"] + box["height"] * 0.9
+    page.screenshot(path=str(shots / "web-start.png"))
+
+
+def test_play_the_engine_by_clicks_and_drags(page, server, shots):
+    new_game_via_dialog(page, server, level="1")
+    # an illegal attempt is explained
+    click_square(page, 46)
+    page.wait_for_selector("#message:not([hidden])")
+    assert "The piece on 46 has no legal move" in page.inner_text("#message")
+    # click-click
+    click_square(page, 32)
+    assert page.locator("#board circle.dest").count() == 2
+    click_square(page, 27)
+    played = wait_moves(page, 2)
+    assert played[0] == "32-27"
+    # drag and drop: a legal move of the position
+    legal = game_state(page)["legal_moves"]
+    move = next(m for m in legal if not m["captures"]) if not game_state(page)["must_capture"] else legal[0]
+    drag(page, move["from"], move["to"])
+    played = wait_moves(page, 4)
+    assert played[2] == move["text"]
+    # an illegal destination
+    own = [m["from"] for m in game_state(page)["legal_moves"]]
+    click_square(page, own[0])
+    click_square(page, 3)
+    page.wait_for_selector("#message:not([hidden])")
+    assert "Illegal move" in page.inner_text("#message")
+    # analysis: the evaluation bar and the best lines
+    page.check("#analyse-toggle")
+    lines = min(2, len(game_state(page)["legal_moves"]))   # two lines by default (multi-PV)
+    page.wait_for_function("(n) => document.querySelectorAll('#analysis-lines li').length === n",
+                           arg=lines)
+    page.wait_for_function("() => document.getElementById('evalbar').dataset.score !== ''")
+    page.wait_for_timeout(700)
+    page.screenshot(path=str(shots / "web-game.png"))
+    page.uncheck("#analyse-toggle")
+    # undo takes back the engine's move and ours
+    page.click("#btn-undo")
+    assert wait_moves(page, 2) == played[:2]
+    # flip: square 46 goes to the top right
+    page.click("#btn-flip")
+    assert page.locator("#board svg").get_attribute("data-flipped") == "true"
+    assert page.locator('#board rect[data-square="46"]').get_attribute("x") == "9"
+    assert page.locator('#board rect[data-square="46"]').get_attribute("y") == "0"
+    assert "damier" in page.inner_text("#player-bottom")
+    page.click("#btn-flip")
+    assert page.locator('#board rect[data-square="46"]').get_attribute("y") == "9"
+    # navigation through the moves
+    page.click("#nav-first")
+    assert page.locator("#board").get_attribute("data-ply") == "0"
+    assert page.locator("#board").get_attribute("data-interactive") == "false"
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#board").get_attribute("data-ply") == "1"
+    page.click("#nav-last")
+    assert page.locator("#board").get_attribute("data-ply") == "2"
+    # resign needs a confirmation
+    page.click("#btn-resign")
+    assert page.inner_text("#btn-resign") == "Confirm resign"
+    page.click("#btn-resign")
+    page.wait_for_function("() => damierApp.game.over")
+    assert "Black wins: White resigned" in page.inner_text("#status")
+
+
+def test_multi_capture_and_capture_choice(page, server, shots):
+    game = server.api("POST", "/api/games", {"fen": DOUBLE_FEN, "color": "white", "level": 1})
+    open_game(page, server, game["id"])
+    assert "the capture taking the most pieces (2) must be played" in page.inner_text("#status")
+    assert page.locator("#board circle.capturer").count() == 1
+    click_square(page, 38)
+    assert page.locator("#board polyline.capture-path").count() == 1
+    assert page.locator("#board path.captured-mark").count() == 2
+    click_square(page, 18)
+    played = wait_moves(page, 2)
+    assert played[0] == "38x18"
+
+    # the position editor sets up two captures with the same ends
+    page.click("#btn-editor")
+    page.wait_for_selector("#dlg-editor[open]")
+    page.fill("#editor-fen", AMBIGUOUS_FEN)
+    page.click("#editor-load")
+    page.wait_for_function("() => document.querySelectorAll('#editor-board .piece').length === 8")
+    page.check('#editor-palette input[value="b"]')
+    click_square(page, 3, "editor")
+    assert "3" in page.input_value("#editor-fen").split(":B")[1].split(",")
+    page.check('#editor-palette input[value=""]')
+    click_square(page, 3, "editor")
+    assert page.input_value("#editor-fen") == "W:WK47,49:B5,14,19,29,31,42"
+    page.fill("#editor-level", "1")
+    page.click("#editor-play-white")
+    page.wait_for_function("() => damierApp.game && damierApp.game.start_fen.startsWith('W:WK47')")
+    click_square(page, 47)
+    click_square(page, 36)
+    page.wait_for_selector("#choice:not([hidden])")
+    buttons = page.eval_on_selector_all("#choice-buttons button", "els => els.map(e => e.textContent)")
+    assert sorted(buttons) == ["47x38x20x9x36", "47x38x24x13x36"]
+    assert page.locator("#board polyline.choice-path").count() == 2
+    page.screenshot(path=str(shots / "web-capture-choice.png"))
+    page.click('#choice-buttons button[data-move="47x38x24x13x36"]')
+    played = wait_moves(page, 2)
+    assert played[0] == "47x38x24x13x36"
+    assert game_state(page)["moves"][0]["path"] == [47, 38, 24, 13, 36]
+
+
+def test_import_step_through_and_export(page, server, shots, tmp_path):
+    page.goto(server.url + "/")
+    page.wait_for_selector("#dlg-new[open]")
+    page.click("#dlg-new [data-close]")
+    page.click("#btn-import")
+    page.fill("#import-text", PDN_WITH_VARIATIONS)
+    page.click("#import-go")
+    page.wait_for_function("() => damierApp.game && damierApp.game.white === 'Alpha'")
+    assert page.locator("#board").get_attribute("data-ply") == "0"
+    assert page.locator("#move-list .variation").count() == 2
+    assert "quiet" in page.inner_text("#move-list")
+    for ply in (1, 2, 3):
+        page.click("#nav-next")
+        assert page.locator("#board").get_attribute("data-ply") == str(ply)
+    assert page.input_value("#fen-text") == game_state(page)["moves"][2]["fen"]
+    # into a variation
+    page.click('#move-list .variation-move:text-is("18-23")')
+    fen = page.input_value("#fen-text")
+    expected = damier.Board()
+    expected.push("32-28")
+    expected.push("18-23")
+    assert fen == expected.fen()
+    page.click("#nav-next")
+    assert page.inner_text("#move-list .move.current") == "37-32"
+    page.screenshot(path=str(shots / "web-import.png"))
+    # export
+    with page.expect_download() as info:
+        page.click("#btn-export")
+    path = tmp_path / "export.pdn"
+    info.value.save_as(path)
+    text = path.read_text()
+    assert '[Event "Browser import"]' in text and "(1... 18-23 2. 37-32 {quiet})" in text
+    game = pdn.read_game(text)
+    assert [str(m) for m in game.mainline_moves()][:3] == ["32-28", "19-23", "28x19"]
+    # a file upload
+    upload = tmp_path / "upload.pdn"
+    upload.write_text('[Event "Uploaded"]\n[White "U"]\n1. 31-27 17-21 *\n')
+    page.click("#btn-import")
+    page.set_input_files("#import-file", str(upload))
+    page.click("#import-go")
+    page.wait_for_function("() => damierApp.game && damierApp.game.white === 'U'")
+    assert page.locator("#move-list .move").count() == 2
+    # the games list
+    page.click("#btn-games")
+    page.wait_for_selector("#dlg-games[open]")
+    assert page.locator("#games-table tbody tr").count() >= 2
+    page.click("#dlg-games [data-close]")
+
+
+def test_reload_resumes_the_game(page, server):
+    new_game_via_dialog(page, server, color="both")
+    click_square(page, 33)
+    click_square(page, 28)
+    wait_moves(page, 1)
+    click_square(page, 17)
+    click_square(page, 22)
+    assert wait_moves(page, 2) == ["33-28", "17-22"]
+    gid = game_state(page)["id"]
+    page.reload()
+    page.wait_for_function("(id) => damierApp.game && damierApp.game.id === id", arg=gid)
+    assert wait_moves(page, 2) == ["33-28", "17-22"]
+    assert page.locator("#board").get_attribute("data-interactive") == "true"
+    # a capture is compulsory now; the page says so
+    assert "a capture is compulsory" in page.inner_text("#status")
+    page.click("#btn-undo")
+    assert wait_moves(page, 1) == ["33-28"]
+    page.click("#btn-redo")
+    assert wait_moves(page, 2) == ["33-28", "17-22"]
+
+
+def test_server_killed_mid_game(page, server):
+    game = server.api("POST", "/api/games", {"color": "white", "level": 1})
+    open_game(page, server, game["id"])
+    click_square(page, 32)
+    click_square(page, 28)
+    before = wait_moves(page, 2)
+    move = next(m for m in game_state(page)["legal_moves"])
+    click_square(page, move["from"])
+    click_square(page, move["to"])
+    page.wait_for_function("() => damierApp.game.moves.length >= 3")
+    server.kill()       # SIGKILL, maybe while the engine thinks
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('reconnecting')")
+    server.start()
+    # the page reconnects by itself and the engine answers the stored move
+    played = wait_moves(page, 4, timeout=30000)
+    assert played[:3] == before + [move["text"]]
+    page.reload()
+    page.wait_for_function("(id) => damierApp.game && damierApp.game.id === id", arg=game["id"])
+    assert wait_moves(page, 4) == played
+    state = server.api("GET", f"/api/games/{game['id']}")
+    assert [m["text"] for m in state["moves"]] == played
+
+
+def test_phone_layout(browser, server, shots):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        game = server.api("POST", "/api/games", {"color": "white", "level": 1})
+        page.goto(f"{server.url}/#game={game['id']}")
+        page.wait_for_function("(id) => damierApp.game && damierApp.game.id === id", arg=game["id"])
+        board = page.locator("#board svg").bounding_box()
+        panel = page.locator(".panel").bounding_box()
+        assert board["width"] <= 390 and board["width"] > 300
+        assert panel["y"] >= board["y"] + board["height"] - 1   # the panel goes below the board
+        page.tap("#btn-flip")
+        assert page.locator("#board svg").get_attribute("data-flipped") == "true"
+        page.tap("#btn-flip")
+        x, y = point(page, 32)
+        page.touchscreen.tap(x, y)
+        x, y = point(page, 28)
+        page.touchscreen.tap(x, y)
+        assert wait_moves(page, 2)[0] == "32-28"
+        page.wait_for_timeout(700)   # the engine's move slides in
+        page.screenshot(path=str(shots / "web-phone.png"))
+    finally:
+        context.close()
