@@ -21,8 +21,11 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2; httpx works th
 
 import damier  # noqa: E402
 from damier import pdn  # noqa: E402
+from damier.engine import Engine  # noqa: E402
 from damier.web.app import IMPORT_LIMIT, JSON_LIMIT, create_app  # noqa: E402
-from damier.web.storage import GameStore  # noqa: E402
+from damier.web.report import (BLUNDER, INACCURACY, MISTAKE, SCORE_CAP, judge,  # noqa: E402
+                               move_loss)
+from damier.web.storage import SCHEMA_VERSION, GameStore  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
 
@@ -164,7 +167,9 @@ def test_unknown_game(client):
                          ("POST", "/api/games/nope/undo"), ("POST", "/api/games/nope/redo"),
                          ("POST", "/api/games/nope/resign"), ("POST", "/api/games/nope/draw"),
                          ("GET", "/api/games/nope/pdn"), ("DELETE", "/api/games/nope"),
-                         ("POST", "/api/games/nope/go"), ("POST", "/api/games/nope/line")]:
+                         ("POST", "/api/games/nope/go"), ("POST", "/api/games/nope/line"),
+                         ("POST", "/api/games/nope/analysis"), ("GET", "/api/games/nope/analysis"),
+                         ("DELETE", "/api/games/nope/analysis")]:
         response = client.request(method, path, json={})
         assert response.status_code == 404, (method, path)
         assert response.json()["error"] == "no game with id 'nope'"
@@ -585,6 +590,272 @@ def test_websocket_sees_changes_made_over_http(client):
         message = ws.receive_json()
         assert message["type"] == "state" and texts(message["game"]) == ["32-28"]
         assert message["played"] == "32-28"
+
+
+# -- game reports -------------------------------------------------------------------------------------
+
+# 3. 31-27?? lets Black take two men at once: 21x32x23 (21 takes 27, then 28).
+BLUNDER_GAME = ["32-28", "17-21", "34-30", "20-24", "31-27", "21x23"]
+MATE = 31000
+
+
+def finished_game(client, moves, **body):
+    """A two-player game of ``moves`` that White resigned (a finished game)."""
+    gid = new_game(client, color="both", **body)["id"]
+    r = client.post(f"/api/games/{gid}/line", json={"moves": moves})
+    assert r.status_code == 200, r.text
+    r = client.post(f"/api/games/{gid}/resign", json={"color": "white"})
+    assert r.json()["game"]["over"] and r.json()["game"]["can_analyse_game"]
+    return gid
+
+
+def wait_report(client, gid, timeout=30.0):
+    state = wait_for(client, gid, lambda s: s["report"]["status"] != "running", timeout=timeout)
+    assert state["report"]["status"] == "done", state["report"]
+    r = client.get(f"/api/games/{gid}/analysis")
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_report_thresholds_and_forced_results():
+    assert (INACCURACY, MISTAKE, BLUNDER, SCORE_CAP) == (30, 80, 200, 500)
+    assert [judge(x) for x in (0, 29, 30, 79, 80, 199, 200, 5000)] == [
+        (None, None), (None, None), ("inaccuracy", "?!"), ("inaccuracy", "?!"),
+        ("mistake", "?"), ("mistake", "?"), ("blunder", "??"), ("blunder", "??")]
+    assert move_loss(10, -25) == 35 and move_loss(-40, 60) == 0   # a better score is no loss
+    assert move_loss(900, 600) == 0            # still more than five men up: decided anyway
+    assert move_loss(MATE - 9, MATE - 15) == 0  # a slower forced win is still a win
+    assert move_loss(MATE - 9, 350) == SCORE_CAP - 350   # a forced win traded for +3.50
+    assert move_loss(MATE - 9, 0) == SCORE_CAP           # a forced win thrown away: a blunder
+    assert move_loss(0, -MATE + 12) == SCORE_CAP         # walking into a forced loss
+    assert move_loss(-MATE + 20, -MATE + 4) == 0          # lost anyway: no loss
+    assert move_loss(50, -300, best=True) == 0 and move_loss(50, -300, forced=True) == 0
+
+
+def test_report_marks_a_blunder(tmp_path):
+    # the blunder is objective: after 31-27 Black's only moves are captures of two men
+    board = damier.Board()
+    for move in BLUNDER_GAME[:5]:
+        board.push(move)
+    assert [len(m.captures) for m in board.legal_moves] == [2]
+    db = tmp_path / "report.sqlite3"
+    with TestClient(create_app(db, movetime=0.05)) as client:
+        gid = finished_game(client, BLUNDER_GAME, white="Ann", black="Bob")
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            assert ws.receive_json()["game"]["report"] == {"status": "none"}
+            r = client.post(f"/api/games/{gid}/analysis", json={"depth": 4})
+            assert r.status_code == 202, r.text
+            assert r.json()["status"] == "running" and r.json()["plies"] == 6
+            assert r.json()["depth"] == 4
+            seen = []
+            while True:
+                message = ws.receive_json()
+                if message["type"] == "report_progress":
+                    assert message["plies"] == 6 and message["position"]["ply"] == message["ply"]
+                    assert (message["move"] is None) == (message["ply"] == 0)
+                    seen.append(message["ply"])
+                elif message["type"] == "report_done":
+                    assert message["summary"]["white"]["blunders"] == 1
+                    break
+                else:
+                    assert message["type"] in ("report_started", "state"), message
+        assert seen == list(range(7))   # ply 0 (the start) to 6
+        report = wait_report(client, gid)
+        assert report["status"] == "done" and not report["stale"] and report["game_id"] == gid
+        assert report["moves"] == BLUNDER_GAME and report["depth"] == 4
+        assert report["thresholds"] == {"inaccuracy": 30, "mistake": 80, "blunder": 200, "cap": 500}
+        assert len(report["positions"]) == 7 and len(report["plies"]) == 6
+        start = report["positions"][0]
+        assert start["ply"] == 0 and start["turn"] == "white" and start["depth"] == 4
+        assert start["best"]["from"] in range(31, 36) and start["pv"]
+        blunder = report["plies"][4]
+        assert blunder["ply"] == 5 and blunder["move"] == "31-27" and blunder["color"] == "white"
+        assert (blunder["judgement"], blunder["mark"]) == ("blunder", "??")
+        assert blunder["loss"] >= BLUNDER and not blunder["played_best"]
+        assert blunder["score_before"] > -50 and blunder["score_after"] <= -150
+        assert blunder["score_after"] == blunder["white_score_after"]   # White moved
+        assert blunder["best_move"] != "31-27" and blunder["best"]["text"] == blunder["best_move"]
+        assert blunder["best"]["path"][0] == blunder["best"]["from"]
+        assert blunder["best_pv"][0] == blunder["best_move"]
+        assert blunder["text_after"].startswith("-")
+        reply = report["plies"][5]
+        assert reply["move"] == "21x23" and reply["played_best"] and reply["forced"]
+        assert reply["judgement"] is None and reply["loss"] == 0 and reply["color"] == "black"
+        for entry in report["plies"]:
+            assert set(entry) >= {"ply", "move", "color", "score_before", "score_after", "best",
+                                  "best_move", "best_pv", "loss", "judgement", "mark"}
+        white, black = report["summary"]["white"], report["summary"]["black"]
+        assert white["name"] == "Ann" and white["moves"] == 3 and white["blunders"] == 1
+        assert white["average_loss"] >= BLUNDER / 3
+        assert black["name"] == "Bob" and black["moves"] == 3 and black["blunders"] == 0
+        assert black["mistakes"] == 0
+        state = client.get(f"/api/games/{gid}").json()
+        assert state["report"]["status"] == "done" and not state["report"]["stale"]
+    # stored: a new server finds it, in its own table of a version 2 database
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        row = con.execute("SELECT moves FROM reports WHERE game_id = ?", (gid,)).fetchone()
+        assert json.loads(row[0]) == BLUNDER_GAME
+    with TestClient(create_app(db, movetime=0.05)) as client:
+        again = client.get(f"/api/games/{gid}/analysis").json()
+        assert again["plies"] == report["plies"] and again["summary"] == report["summary"]
+        assert client.get(f"/api/games/{gid}").json()["report"]["status"] == "done"
+        # deleting the game deletes its report
+        client.delete(f"/api/games/{gid}")
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM reports").fetchone()[0] == 0
+
+
+def test_report_of_a_game_without_mistakes(client):
+    # both sides play the engine's own choice at the depth of the analysis
+    engine = Engine(hash_mb=16)
+    board = damier.Board()
+    line = []
+    for _ in range(12):
+        engine.new_game()
+        move = engine.search(board, depth=4).best_move
+        line.append(board.notation(move))
+        board.push(move)
+    gid = finished_game(client, line)
+    assert client.post(f"/api/games/{gid}/analysis", json={"depth": 4}).status_code == 202
+    report = wait_report(client, gid)
+    assert [p["move"] for p in report["plies"]] == line
+    assert all(p["played_best"] or p["forced"] for p in report["plies"])
+    assert [p["judgement"] for p in report["plies"]] == [None] * 12
+    assert [p["mark"] for p in report["plies"]] == [None] * 12
+    for colour in ("white", "black"):
+        summary = report["summary"][colour]
+        assert (summary["inaccuracies"], summary["mistakes"], summary["blunders"]) == (0, 0, 0)
+        assert summary["average_loss"] == 0 and summary["moves"] == 6
+
+
+def test_report_of_an_imported_game_and_the_end_of_a_game(client):
+    r = client.post("/api/import", json={"pdn": PDN_WITH_VARIATIONS})
+    gid = r.json()["first"]
+    state = client.get(f"/api/games/{gid}").json()
+    assert not state["over"] and state["can_analyse_game"]   # imported: it may be analysed
+    r = client.post(f"/api/games/{gid}/analysis", json={"depth": 3, "movetime": 0.5})
+    assert r.status_code == 202 and r.json()["movetime"] == 0.5
+    report = wait_report(client, gid)
+    assert len(report["plies"]) == 7 and report["movetime"] == 0.5
+    # once the moves change, the report is out of date (and kept)
+    client.post(f"/api/games/{gid}/line", json={"moves": ["32-28", "18-23"]})
+    assert client.get(f"/api/games/{gid}").json()["report"] == {
+        "status": "done", "stale": True, "created_at": client.get(f"/api/games/{gid}").json()[
+            "report"]["created_at"]}
+    stale = client.get(f"/api/games/{gid}/analysis").json()
+    assert stale["stale"] and len(stale["plies"]) == 7
+    # a game won on the board: the last position is a forced result, not an engine score
+    won = new_game(client, color="both", fen="W:W28:B23")["id"]
+    client.post(f"/api/games/{won}/move", json={"move": "28x19"})
+    client.post(f"/api/games/{won}/analysis", json={"depth": 2})
+    report = wait_report(client, won)
+    last = report["positions"][-1]
+    assert last["terminal"] and last["white_score"] == MATE and last["best"] is None
+    assert report["plies"][0]["forced"] and report["plies"][0]["judgement"] is None
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"depth": 0}, "depth must be between 1 and 30, got 0"),
+    ({"depth": 31}, "depth must be between 1 and 30, got 31"),
+    ({"depth": "4"}, "depth must be an integer"),
+    ({"depth": 4.5}, "depth must be an integer"),
+    ({"movetime": 0}, "movetime must be between 0.01 and 10 seconds, got 0"),
+    ({"movetime": 11}, "movetime must be between 0.01 and 10 seconds, got 11"),
+    ({"movetime": "1"}, "movetime must be a number of seconds"),
+    ({"movetime": True}, "movetime must be a number of seconds"),
+    ({"movetime": None, "speed": 1}, "unknown field 'speed'"),
+])
+def test_report_rejects_bad_requests(client, body, message):
+    gid = finished_game(client, BLUNDER_GAME)
+    r = client.post(f"/api/games/{gid}/analysis", json=body)
+    assert r.status_code == 400, r.text
+    assert message in r.json()["error"]
+    assert client.get(f"/api/games/{gid}").json()["report"] == {"status": "none"}
+
+
+def test_report_refusals(client):
+    gid = finished_game(client, BLUNDER_GAME)
+    r = client.post(f"/api/games/{gid}/analysis", content=b"{depth",
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"]
+    r = client.post(f"/api/games/{gid}/analysis", json=[4])
+    assert r.status_code == 400 and "must be a JSON object" in r.json()["error"]
+    r = client.get(f"/api/games/{gid}/analysis")
+    assert r.status_code == 404 and r.json()["kind"] == "no_analysis"
+    assert "has not been analysed yet" in r.json()["error"]
+    # a game still being played, and a game without moves
+    playing = new_game(client, color="both")["id"]
+    client.post(f"/api/games/{playing}/move", json={"move": "32-28"})
+    assert not client.get(f"/api/games/{playing}").json()["can_analyse_game"]
+    r = client.post(f"/api/games/{playing}/analysis", json={})
+    assert r.status_code == 409 and r.json()["kind"] == "cannot_analyse"
+    assert "still being played" in r.json()["error"]
+    empty = new_game(client, color="both")["id"]
+    client.post(f"/api/games/{empty}/resign", json={"color": "white"})
+    r = client.post(f"/api/games/{empty}/analysis", json={})
+    assert r.status_code == 409 and r.json()["error"] == "the game has no moves to analyse"
+
+
+def test_report_already_running_and_stopped(client):
+    gid = finished_game(client, BLUNDER_GAME)
+    r = client.post(f"/api/games/{gid}/analysis", json={"movetime": 0.5})   # about 3.5 s
+    assert r.status_code == 202 and r.json()["depth"] == 40
+    again = client.post(f"/api/games/{gid}/analysis", json={"depth": 2})
+    assert again.status_code == 409 and again.json()["kind"] == "analysis_running"
+    assert "already running" in again.json()["error"]
+    # the analysis runs off the event loop
+    start = time.monotonic()
+    for _ in range(5):
+        assert client.get("/api/games").status_code == 200
+        state = client.get(f"/api/games/{gid}").json()
+    assert time.monotonic() - start < 1.0, "requests were blocked by the analysis"
+    assert state["report"]["status"] == "running" and state["report"]["plies"] == 6
+    progress = client.get(f"/api/games/{gid}/analysis").json()
+    assert progress["status"] == "running" and 0 <= progress["ply"] <= 6
+    done = progress["partial"]["positions"]   # the evaluations so far
+    assert [p["ply"] for p in done] == list(range(len(done)))
+    assert len(progress["partial"]["plies"]) == max(0, len(done) - 1)
+    r = client.delete(f"/api/games/{gid}/analysis")
+    assert r.status_code == 200 and r.json() == {"stopped": True, "deleted": False}
+    state = wait_for(client, gid, lambda s: s["report"]["status"] != "running", timeout=5)
+    assert state["report"] == {"status": "none"}
+    assert client.get(f"/api/games/{gid}/analysis").status_code == 404
+    # it may start again, and the stored report can be forgotten
+    assert client.post(f"/api/games/{gid}/analysis", json={"depth": 2}).status_code == 202
+    wait_report(client, gid)
+    assert client.delete(f"/api/games/{gid}/analysis").json() == {"stopped": False, "deleted": True}
+    assert client.get(f"/api/games/{gid}").json()["report"] == {"status": "none"}
+
+
+def test_store_migrates_a_version_1_database(tmp_path):
+    db = tmp_path / "old.sqlite3"
+    with sqlite3.connect(db) as con:   # the schema of version 1: the games table only
+        con.execute("CREATE TABLE games (id TEXT PRIMARY KEY, variant TEXT NOT NULL, "
+                    "start_fen TEXT NOT NULL, moves TEXT NOT NULL DEFAULT '[]', "
+                    "redo TEXT NOT NULL DEFAULT '[]', white TEXT NOT NULL DEFAULT '?', "
+                    "black TEXT NOT NULL DEFAULT '?', human TEXT NOT NULL, level INTEGER NOT NULL, "
+                    "result TEXT NOT NULL DEFAULT '*', termination TEXT, termination_text TEXT, "
+                    "winner TEXT, headers TEXT NOT NULL DEFAULT '{}', pdn TEXT, "
+                    "created_at TEXT NOT NULL, updated_at TEXT NOT NULL)")
+        con.execute("INSERT INTO games (id, variant, start_fen, moves, human, level, created_at, "
+                    "updated_at) VALUES ('old', 'international', 'W:W31-50:B1-20', '[\"32-28\"]', "
+                    "'both', 3, '2024-01-01', '2024-01-01')")
+        con.execute("PRAGMA user_version=1")
+    store = GameStore(db)
+    assert store.get("old").moves == ["32-28"] and store.report_info("old") is None
+    store.save_report("old", {"start_fen": "W:W31-50:B1-20", "moves": ["32-28"], "plies": []})
+    assert store.report_info("old")["moves"] == ["32-28"]
+    assert store.get_report("old")["plies"] == []
+    store.save_report("gone", {"start_fen": "x", "moves": [], "plies": []})   # no such game
+    assert store.get_report("gone") is None
+    store.close()
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    with sqlite3.connect(db) as con:
+        con.execute("PRAGMA user_version=3")
+    with pytest.raises(RuntimeError, match="newer damier"):
+        GameStore(db)
 
 
 # -- storage --------------------------------------------------------------------------------------------

@@ -404,6 +404,74 @@ def test_server_killed_mid_game(page, server):
     assert [m["text"] for m in state["moves"]] == played
 
 
+# 3. 31-27?? lets Black take two men (21x23), then the game goes on for 12 more moves.
+REPORT_GAME = ["32-28", "17-21", "34-30", "20-24", "31-27", "21x23", "38-32", "12-17", "39-34",
+               "7-12", "33-28", "16-21", "44-39", "21-27", "32x21", "17x26", "42-38", "23x32",
+               "37x28", "14-20", "50-44", "10-14", "28-23", "19x28", "30x10", "5x14", "36-31",
+               "26x37", "41x23", "18x29"]
+
+
+def test_game_report(page, server, shots):
+    playing = server.api("POST", "/api/games", {"color": "white", "level": 1})
+    open_game(page, server, playing["id"])
+    assert page.locator("#btn-report").is_disabled()    # not before the game is over
+    game = server.api("POST", "/api/games", {"color": "both", "white": "Ann", "black": "Bob"})
+    server.api("POST", f"/api/games/{game['id']}/line", {"moves": REPORT_GAME})
+    server.api("POST", f"/api/games/{game['id']}/resign", {"color": "white"})
+    open_game(page, server, game["id"])
+    assert page.locator("#report-graph").is_hidden()
+    assert page.locator("#move-list .mark").count() == 0
+    page.select_option("#report-strength", "quick")     # depth 6: fast
+    page.click("#btn-report")
+    page.wait_for_function("() => damierApp.report !== null", timeout=30000)
+    assert page.locator("#report-progress").is_hidden()
+    assert page.inner_text("#btn-report") == "Analyse again"
+    report = page.evaluate("() => damierApp.report")
+    judged = {p["ply"]: p for p in report["plies"] if p["judgement"]}
+    assert judged[5]["move"] == "31-27" and judged[5]["judgement"] == "blunder"
+    # the marks in the move list, coloured by their kind
+    marks = page.eval_on_selector_all("#move-list .mark", "els => els.map(e => [e.textContent, e.className])")
+    assert marks == [[p["mark"], f"mark {p['judgement']}"] for p in judged.values()]
+    blunder = page.locator('#move-list .move[data-ply="5"]')
+    assert "blunder" in blunder.get_attribute("class")
+    assert blunder.evaluate("e => e.nextElementSibling.textContent") == "??"
+    colour = page.eval_on_selector("#move-list .mark.blunder", "e => getComputedStyle(e).color")
+    assert colour == "rgb(212, 60, 60)"
+    # the summary and the evaluation graph: one point a position, a dot a marked move
+    assert page.locator("#report-summary tbody tr").count() == 2
+    assert "Ann" in page.inner_text('#report-summary tr[data-color="white"]')
+    graph = page.locator("#report-graph svg")
+    assert graph.locator("polyline.graph-line").count() == 1
+    assert len(graph.locator("polyline.graph-line").get_attribute("points").split()) == len(REPORT_GAME) + 1
+    assert graph.locator("circle.graph-mark").count() == len(judged)
+    assert graph.locator('circle.graph-mark.blunder[data-ply="5"]').count() == 1
+    # a marked move: its position, the engine's better move as an arrow, the comment
+    blunder.click()
+    assert page.locator("#board").get_attribute("data-ply") == "5"
+    arrow = page.locator("#board polyline.hint-arrow")
+    assert arrow.count() == 1
+    best = judged[5]["best"]
+    assert (arrow.get_attribute("data-from"), arrow.get_attribute("data-to")) == (str(best["from"]), str(best["to"]))
+    comment = page.inner_text("#report-comment")
+    assert "31-27??" in comment and "Blunder" in comment and f"Better: {best['text']}" in comment
+    assert graph.locator("line.graph-cursor").count() == 1
+    page.mouse.move(5, 5)   # no hover highlight in the picture
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(shots / "web-analysis.png"))
+    # a point of the graph
+    page.click('#report-graph rect.graph-hit[data-ply="12"]')
+    assert page.locator("#board").get_attribute("data-ply") == "12"
+    entry = report["plies"][11]
+    assert page.locator("#board polyline.hint-arrow").count() == (0 if entry["played_best"] else 1)
+    assert entry["move"] in page.inner_text("#report-comment")
+    # the report is stored: a reload shows it again
+    page.reload()
+    page.wait_for_function("(id) => damierApp.game && damierApp.game.id === id", arg=game["id"])
+    page.wait_for_function("(n) => document.querySelectorAll('#move-list .mark').length === n",
+                           arg=len(judged))
+    assert page.locator("#report-graph circle.graph-mark").count() == len(judged)
+
+
 def test_phone_layout(browser, server, shots):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True)

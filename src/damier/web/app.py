@@ -18,7 +18,7 @@ Routes (every error is JSON ``{"error": "...", "status": N, ...}``):
 ``POST /api/games/{id}/go``                 the engine plays the side to move now
 ``GET /api/games/{id}/pdn``                 the game as a PDN file (download)
 ``POST /api/games/{id}/analysis``           a game report: ``{"depth": n, "movetime": s}`` (202)
-``GET /api/games/{id}/analysis``            the report (or its progress while it runs)
+``GET /api/games/{id}/analysis``            the report (or its progress so far while it runs)
 ``DELETE /api/games/{id}/analysis``         stops a running report and forgets the stored one
 ``POST /api/import``                        PDN text (JSON ``{"pdn": ...}`` or a raw upload)
 ``POST /api/position``                      checks a FEN: ``{"variant", "fen"}``
@@ -260,6 +260,7 @@ class LiveGame:
         self.report_stop = threading.Event()
         self.report_engine: Engine | None = None
         self.report_progress: dict[str, Any] = {}
+        self.report_partial: dict[str, list[Any]] = {"positions": [], "plies": []}
         self._report_info: dict[str, Any] | None | bool = False  # False: not read yet
 
     @property
@@ -571,6 +572,7 @@ class GameHub:
         stop = threading.Event()
         live.report_stop = stop
         live.report_progress = {"ply": 0, "plies": plies, "depth": depth, "movetime": movetime}
+        live.report_partial = {"positions": [], "plies": []}
         live.report_task = asyncio.get_running_loop().create_task(
             self._report(live, depth, movetime, stop))
         return {"status": "running", **live.report_progress}
@@ -616,6 +618,7 @@ class GameHub:
         if live.report_stop is stop:
             live.report_task = None
             live.report_progress = {}
+            live.report_partial = {"positions": [], "plies": []}
         live.forget_report_info()
         if report is not None:
             live.broadcast({"type": "report_done", "plies": len(moves),
@@ -628,6 +631,9 @@ class GameHub:
                          message: dict[str, Any]) -> None:
         if live.report_stop is stop and not stop.is_set():
             live.report_progress.update(ply=message["ply"], plies=message["plies"])
+            live.report_partial["positions"].append(message["position"])
+            if message["move"] is not None:
+                live.report_partial["plies"].append(message["move"])
             live.broadcast(message)
 
     # -- draw offers ---------------------------------------------------------------------------
@@ -850,8 +856,9 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     async def get_report(request: Request) -> Response:
         gid = game_id(request)
         live = hub.get(gid)
-        if live.reporting:
-            return ok({"status": "running", "game_id": gid, **live.report_progress})
+        if live.reporting:   # how far it got, and the evaluations so far
+            return ok({"status": "running", "game_id": gid, **live.report_progress,
+                       "partial": live.report_partial})
         report = await asyncio.get_running_loop().run_in_executor(
             hub.executor, lambda: store.get_report(gid))
         if report is None:

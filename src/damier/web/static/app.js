@@ -5,7 +5,7 @@
   const $ = (id) => document.getElementById(id);
   const IMPORT_LIMIT = 1024 * 1024;
 
-  const settings = Object.assign({ animate: true, numbers: true, multipv: 2 },
+  const settings = Object.assign({ animate: true, numbers: true, multipv: 2, reportStrength: "normal" },
     JSON.parse(localStorage.getItem("damier.settings") || "{}"));
 
   const app = {
@@ -405,6 +405,7 @@
         mark.addEventListener("click", () => setCursor(id));
         container.appendChild(mark);
       }
+      container.appendChild(document.createTextNode(" "));  // a place to wrap the line
       if (node.comment) {
         const c = document.createElement("span");
         c.className = "comment";
@@ -496,6 +497,7 @@
     if (state.status === "running") {
       if (!app.reportLive) {
         app.reportLive = { ply: state.ply || 0, plies: state.plies, positions: [], moves: [] };
+        loadPartialReport();   // a page opened while the analysis runs: what it did so far
       }
       app.reportLive.ply = Math.max(app.reportLive.ply, state.ply || 0);
       app.reportLive.plies = state.plies;
@@ -526,14 +528,25 @@
     render();
   }
 
+  async function loadPartialReport() {
+    const id = app.game.id;
+    const res = await api("GET", `/api/games/${id}/analysis`);
+    const live = app.reportLive;
+    if (!res.ok || res.data.status !== "running" || !live || !app.game || app.game.id !== id) return;
+    res.data.partial.positions.forEach((p, i) => { if (!live.positions[i]) live.positions[i] = p; });
+    res.data.partial.plies.forEach((m, i) => { if (!live.moves[i]) live.moves[i] = m; });
+    renderMoves();
+    renderReport();
+  }
+
   async function startReport() {
     if (!app.game) return;
     const body = REPORT_STRENGTHS[$("report-strength").value] || REPORT_STRENGTHS.normal;
+    $("btn-report").disabled = true;
     const res = await api("POST", `/api/games/${app.game.id}/analysis`, body);
-    if (!res.ok) { showMessage(res.data.error); return; }
-    clearMessage();
-    if (!app.reportLive) app.reportLive = { ply: 0, plies: res.data.plies, positions: [], moves: [] };
-    app.report = null;
+    // The progress and the report come over the WebSocket (a short game may be done
+    // before this reply arrives).
+    if (!res.ok) showMessage(res.data.error); else clearMessage();
     renderReport();
   }
 
@@ -719,13 +732,18 @@
     else if (entry.played_best) add(" The engine's choice.");
     else if (entry.best) {
       box.appendChild(document.createElement("br"));
-      add(`Better: ${entry.best_move}`, "better");
+      add(`${entry.judgement ? "Better" : "Engine's choice"}: ${entry.best_move}`, "better");
       const parent = app.tree[node.parent];
       add(` · ${pvText(parent.fen, node.ply - 1, entry.best_pv.slice(0, 6))}`, "pv");
     }
   }
 
   $("btn-report").addEventListener("click", startReport);
+  if (REPORT_STRENGTHS[settings.reportStrength]) $("report-strength").value = settings.reportStrength;
+  $("report-strength").addEventListener("change", (e) => {
+    settings.reportStrength = e.target.value;
+    saveSettings();
+  });
   $("btn-report-stop").addEventListener("click", async () => {
     if (!app.game) return;
     const res = await api("DELETE", `/api/games/${app.game.id}/analysis`);
