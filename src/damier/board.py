@@ -307,6 +307,10 @@ class Board(CoreBoard):
             return f"Board({self.fen()!r})"
         return f"Board({self.fen()!r}, variant={self.variant.name!r})"
 
+    def _repr_svg_(self) -> str:  # Jupyter: the board as a picture, the last move highlighted
+        from damier.svg import board as svg_board
+        return svg_board(self, lastmove=self.move_stack[-1] if self.move_stack else None)
+
     def __str__(self) -> str:
         pieces = self.piece_map()
         lines = []

@@ -47,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_match_parser(sub)
     from damier.hub_server import add_hub_parser
     add_hub_parser(sub)
+    from damier.web.server import add_serve_parser
+    add_serve_parser(sub)
+    from damier.play import add_play_parser
+    add_play_parser(sub)
+    from damier.svg import add_render_parser
+    add_render_parser(sub)
     return parser
 
 
@@ -115,6 +121,15 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "hub":
             from damier.hub_server import hub_command
             return hub_command(args, sys.stdin, out, err)
+        if args.command == "serve":
+            from damier.web.server import serve_command
+            return serve_command(args, out, err)
+        if args.command == "play":
+            from damier.play import play_command
+            return play_command(args, out, err)
+        if args.command == "render":
+            from damier.svg import render_command
+            return render_command(args, out, err)
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")
         return 130
