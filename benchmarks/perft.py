@@ -42,6 +42,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+from _common import import_damier
+
 # Published perft counts of the International start position, depth 0..10
 # (see /work/shared/reference/perft.txt in the project and tests/).
 PUBLISHED = [1, 9, 81, 658, 4265, 27117, 167140, 1049442, 6483961, 41022423, 258895763]
@@ -55,18 +57,6 @@ INSTALL_HINT = "pip install 'damier[bench]'"
 # ---------------------------------------------------------------------------
 # imports: damier (with a fallback to the in-place build in src/) and the peers
 # ---------------------------------------------------------------------------
-
-
-def _import_damier() -> Any:
-    try:
-        import damier  # noqa: PLC0415
-    except ImportError:
-        src = Path(__file__).resolve().parent.parent / "src"
-        if not (src / "damier").is_dir():
-            raise
-        sys.path.insert(0, str(src))
-        import damier  # noqa: PLC0415
-    return damier
 
 
 def _stale_core_warning(damier: Any) -> str | None:
@@ -498,7 +488,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().error("--repeat and --positions must be at least 1")
 
     t_start = time.perf_counter()
-    damier = _import_damier()
+    damier = import_damier()
     say(f"damier benchmark: Python {platform.python_version()} ({platform.python_implementation()}), "
         f"{platform.machine()}, {platform.system()}, {os.cpu_count()} CPUs; "
         f"processor: {_cpu_name()}")

@@ -42,6 +42,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _common import import_damier
+
 GOAL_NPS = 6_000_000
 GOAL_DEPTH_1S = 16
 PINNED_DAME = "0.2.0"
@@ -54,19 +56,6 @@ def say(text: str = "") -> None:
 # ---------------------------------------------------------------------------------------------
 # imports
 # ---------------------------------------------------------------------------------------------
-
-
-def import_damier() -> Any:
-    try:
-        import damier  # noqa: PLC0415
-    except ImportError:
-        src = Path(__file__).resolve().parent.parent / "src"
-        if not (src / "damier").is_dir():
-            raise
-        sys.path.insert(0, str(src))
-        import damier  # noqa: PLC0415
-    import damier.engine  # noqa: PLC0415,F401
-    return damier
 
 
 def stale_build_warning(damier: Any) -> str | None:
@@ -182,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     damier = import_damier()
+    import damier.engine  # noqa: PLC0415,F401
     dame, dame_version = import_dame()
     pin = "not pinned (--no-pin)" if args.no_pin else pin_one_core()
     times = [1.0] if args.quick else [1.0, 10.0]

@@ -28,20 +28,11 @@ import argparse
 import json
 import math
 import shutil
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-
-def _import_damier() -> Any:
-    try:
-        import damier  # noqa: PLC0415
-    except ImportError:
-        src = Path(__file__).resolve().parents[1] / "src"
-        sys.path.insert(0, str(src))
-        import damier  # noqa: PLC0415
-    return damier
+from _common import import_damier
 
 
 MATCHES = {
@@ -54,14 +45,6 @@ MATCHES = {
     "level1v5": ("damier:level=1,name=damier level 1", "damier:level=5,name=damier level 5"),
     "level5v8": ("damier:level=5,name=damier level 5", "damier:level=8,name=damier level 8"),
 }
-
-
-def _fmt(value: float) -> str:
-    if math.isnan(value):
-        return "n/a"
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{value:+.0f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
-    _import_damier()
+    import_damier()
+    from damier.match import format_elo  # noqa: PLC0415
     from damier.match import run_match  # noqa: PLC0415
 
     names = [n.strip() for n in args.only.split(",") if n.strip()]
@@ -130,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         score = f"{100 * row['score']:.1f}%" if row["games"] else "n/a"
         print(f"{row['match']:<9} {row['a'][:22]:<22} {row['b'][:16]:<16} {row['games']:>5} "
               f"{row['wins']:>4} {row['draws']:>4} {row['losses']:>4} {score:>7} "
-              f"{_fmt(row['elo']):>6}  [{_fmt(row['elo_low'])}, {_fmt(row['elo_high'])}] "
+              f"{format_elo(row['elo'], 0):>6}  "
+              f"[{format_elo(row['elo_low'], 0)}, {format_elo(row['elo_high'], 0)}] "
               f"({row['interval_model']})")
     print(f"total {time.monotonic() - began:.0f} s" + (" (interrupted)" if interrupted else ""))
     if args.json:

@@ -637,8 +637,8 @@ class MatchResult:
         if n:
             lo, hi = self.elo_interval
             lines.append(f"  score {self.points:g}/{n} = {100 * self.score:.1f}%")
-            lines.append(f"  Elo {_fmt_elo(self.elo)}, 95% interval [{_fmt_elo(lo)}, "
-                         f"{_fmt_elo(hi)}] ({self.interval_model})")
+            lines.append(f"  Elo {format_elo(self.elo)}, 95% interval [{format_elo(lo)}, "
+                         f"{format_elo(hi)}] ({self.interval_model})")
             if self.pentanomial is not None:
                 ll, ld, dd, wd, ww = self.pentanomial
                 lines.append(f"  pairs: 0 pts {ll}, 1/2 {ld}, 1 {dd}, 3/2 {wd}, 2 {ww}")
@@ -654,12 +654,13 @@ class MatchResult:
         return "\n".join(lines)
 
 
-def _fmt_elo(value: float) -> str:
+def format_elo(value: float, digits: int = 1) -> str:
+    """An Elo difference for people: signed, ``n/a`` or ``+inf``/``-inf``."""
     if math.isnan(value):
         return "n/a"
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.1f}"
+    return f"{value:+.{digits}f}"
 
 
 def _reason_class(record: GameRecord) -> str:
