@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate_position,
@@ -32,10 +33,11 @@ from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate
 from damier.board import Board
 from damier.variants import VARIANTS, Variant
 
-__all__ = ["Engine", "Clock", "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights",
+__all__ = ["Engine", "Clock", "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
            "format_score"]
 
 INFINITE_DEPTH = 80
+MAX_THREADS = 64
 
 
 @dataclass(frozen=True)
@@ -169,11 +171,48 @@ def load_eval_weights(variant: Variant, path: str | None = None) -> dict[str, An
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     data = json.loads(text)
-    from damier._core import EVAL_TERM_NAMES
-    terms = [int(data["terms"][name]) for name in EVAL_TERM_NAMES]
-    pst = [int(v) for v in data["squares"]]
-    set_eval_params(variant.index, terms, pst, int(data.get("tempo", 0)))
+    set_eval_params(variant.index, *_weight_vectors(data, variant))
     _loaded_variants.add(variant.name)
+    return data
+
+
+def _weight_vectors(data: dict[str, Any], variant: Variant) -> tuple[list[int], list[int], int]:
+    """``(terms, squares, tempo)`` from a weights dictionary; a term that the
+    file does not name (a file older than the term) weighs 0."""
+    from damier._core import EVAL_TERM_NAMES
+
+    try:
+        given = data["terms"]
+        unknown = sorted(set(given) - set(EVAL_TERM_NAMES))
+        if unknown:
+            raise ValueError(f"unknown evaluation terms {', '.join(unknown)} (terms: "
+                             f"{', '.join(EVAL_TERM_NAMES)})")
+        terms = [int(given.get(name, 0)) for name in EVAL_TERM_NAMES]
+        pst = [int(v) for v in data["squares"]]
+        tempo = int(data.get("tempo", 0))
+    except (KeyError, TypeError, AttributeError) as err:
+        raise ValueError(f"bad evaluation weights: missing or malformed {err}") from None
+    if len(pst) != variant.squares:
+        raise ValueError(f"bad evaluation weights: {len(pst)} squares for {variant.name}, "
+                         f"which has {variant.squares}")
+    if "variant" in data and data["variant"] != variant.name:
+        raise ValueError(f"evaluation weights for {data['variant']}, not {variant.name}")
+    return terms, pst, tempo
+
+
+def read_weights(source: str | Path | dict[str, Any]) -> dict[str, Any]:
+    """Evaluation weights from a JSON file (as ``damier.tuning`` writes) or a dict."""
+    if isinstance(source, dict):
+        return source
+    try:
+        with open(source, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as err:
+        raise ValueError(f"cannot read evaluation weights {source}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"evaluation weights {source} are not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"evaluation weights {source}: expected a JSON object")
     return data
 
 
@@ -191,25 +230,50 @@ def evaluate(board: Board) -> int:
 class Engine:
     """damier's engine.
 
-    :param threads: search threads (the search is single-threaded for now; kept
-        for the interface).
+    :param threads: search threads. With more than one, the search is a lazy
+        SMP search: helper threads search the same position and share what
+        they find through the transposition table. Multi-PV analysis and the
+        weakened levels search with one thread.
     :param hash_mb: transposition table size in MiB.
     :param level: 1 (a beginner can win) to 10 (full strength).
     :param seed: seed of the randomness used below level 10.
+    :param weights: evaluation weights for this engine only (a JSON file as
+        ``damier.tuning`` writes, or its dict), for the variant they name;
+        by default the shipped weights.
     """
 
     def __init__(self, *, threads: int = 1, hash_mb: int = 64, level: int = 10,
-                 seed: int | None = None) -> None:
-        if threads < 1:
-            raise ValueError("threads must be at least 1")
+                 seed: int | None = None, weights: str | Path | dict[str, Any] | None = None) -> None:
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
         if not 1 <= level <= 10:
             raise ValueError(f"level must be between 1 and 10, got {level}")
         self.threads = threads
         self.hash_mb = hash_mb
         self.level = level
         self._core = SearchCore(hash_mb)
+        self._core.set_threads(threads)
         self._lock = threading.Lock()
         self._random = random.Random(seed)
+        if weights is not None:
+            self.set_weights(weights)
+
+    def set_weights(self, weights: str | Path | dict[str, Any]) -> None:
+        """Evaluation weights for this engine only (see the ``weights`` parameter)."""
+        data = read_weights(weights)
+        variant = VARIANTS.get(str(data.get("variant", "international")))
+        if variant is None:
+            raise ValueError(f"evaluation weights for an unknown variant {data.get('variant')!r}")
+        with self._lock:
+            self._core.set_weights(variant.index, *_weight_vectors(data, variant))
+
+    def set_threads(self, threads: int) -> None:
+        """Changes the number of search threads."""
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
+        with self._lock:
+            self._core.set_threads(threads)
+            self.threads = threads
 
     # -- control -----------------------------------------------------------------
 
@@ -274,6 +338,43 @@ class Engine:
         limit = board.rules.king_moves_limit
         return keys, rev, (2 * limit if limit else 0)
 
+    @staticmethod
+    def _endgame_counts(board: Board) -> tuple[tuple[int, int, int], int]:
+        """The plies that draw under the five-move, sixteen-move and three-kings
+        rules (0: off), and the plies already played in the current position's
+        class of material. The classes mirror ``end_class`` in the core."""
+        rules = board.rules
+        limits = tuple(2 * n if n else 0 for n in (rules.five_moves_limit,
+                                                    rules.sixteen_moves_limit,
+                                                    rules.three_kings_limit))
+
+        def material_class(s: Any) -> int:
+            if s.white_men == 0 and s.white_kings == 1:
+                kings, other = s.black_kings, s.black_men + s.black_kings
+            elif s.black_men == 0 and s.black_kings == 1:
+                kings, other = s.white_kings, s.white_men + s.white_kings
+            else:
+                return 0
+            if kings == 0:
+                return 0
+            if other <= 2 and limits[0]:
+                return 1
+            if other == 3 and limits[1]:
+                return 2
+            if other == kings >= 3 and limits[2]:
+                return 3 + 4 * other
+            return 0
+
+        snapshots = board._snapshots
+        current = material_class(snapshots[-1])
+        done = 0
+        if current:
+            for snap in reversed(snapshots[:-1]):
+                if material_class(snap) != current:
+                    break
+                done += 1
+        return limits, done
+
     def _run(self, board: Board, *, multipv: int, depth: int | None, nodes: int | None,
              movetime: float | None, clock: Clock | None,
              info: Callable[[SearchInfo], Any] | None, infinite: bool,
@@ -295,8 +396,9 @@ class Engine:
         with self._lock:
             start = time.monotonic()
             keys, rev, king_draw = self._history(board)
+            end_limits, end_done = self._endgame_counts(board)
             core = self._core
-            n = core.new_search(board, keys, rev, king_draw)
+            n = core.new_search(board, keys, rev, king_draw, end_limits, end_done)
             root_moves = core.root_moves()
             if n == 0:
                 return [SearchResult(None, -MATE_SCORE, 0, 0, 0, 0.0, [])]
@@ -312,17 +414,23 @@ class Engine:
 
             results: list[SearchResult] = []
             skipped: list[int] = []
-            for pv_index in range(multipv):
-                core.set_skip(skipped)
-                best = self._iterate(core, root_moves, max_depth, start, soft, info,
-                                     pv_index + 1, infinite and multipv == 1, n)
-                if best is None:
-                    break
-                result, index = best
-                results.append(result)
-                skipped.append(index)
-                if core.stopped:
-                    break
+            helpers = self._start_helpers(core, max_depth) if multipv == 1 and n > 1 else []
+            try:
+                for pv_index in range(multipv):
+                    core.set_skip(skipped)
+                    best = self._iterate(core, root_moves, max_depth, start, soft, info,
+                                         pv_index + 1, infinite and multipv == 1, n)
+                    if best is None:
+                        break
+                    result, index = best
+                    results.append(result)
+                    skipped.append(index)
+                    if core.stopped:
+                        break
+            finally:
+                core.stop_helpers()
+                for thread in helpers:
+                    thread.join()
             if not results:
                 # Stopped before the first iteration finished: play the first legal move.
                 results = [SearchResult(root_moves[0], 0, 0, 0, core.nodes,
@@ -375,6 +483,15 @@ class Engine:
             while not core.stopped:
                 time.sleep(0.005)
         return best
+
+    def _start_helpers(self, core: SearchCore, max_depth: int) -> list[threading.Thread]:
+        threads = []
+        for index in range(core.threads - 1):
+            thread = threading.Thread(target=core.run_helper, args=(index, max_depth + 1),
+                                      name=f"damier-search-helper-{index}", daemon=True)
+            thread.start()
+            threads.append(thread)
+        return threads
 
     def _weakened_choice(self, results: list[SearchResult], level: Level) -> SearchResult:
         best = results[0]

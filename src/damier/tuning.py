@@ -34,8 +34,14 @@ from damier.variants import Variant, get_variant
 __all__ = ["selfplay", "load_positions", "fit", "main"]
 
 
-def _random_opening(variant: Variant, plies: int, rnd: random.Random) -> Board:
+def _opening(variant: Variant, openings: Sequence[Sequence[str]], plies: int,
+             rnd: random.Random) -> Board:
+    """A shipped balanced opening (when there are any) followed by ``plies``
+    random moves, or ``plies`` random moves from the start."""
     board = Board(variant=variant)
+    if openings:
+        for text in rnd.choice(openings):
+            board.push(text)
     for _ in range(plies):
         moves = board.legal_moves
         if not moves or board.outcome() is not None:
@@ -48,27 +54,40 @@ def selfplay(variant: str | Variant, games: int, *, nodes: int = 4000, opening_p
              max_plies: int = 300, seed: int = 1, out: Path | None = None,
              progress: bool = True) -> Iterator[dict[str, Any]]:
     """Plays ``games`` self-play games, yielding (and appending to ``out``) one
-    record per game: ``{"variant", "moves", "result"}`` with the result from
-    White's point of view (1, 0.5 or 0)."""
+    record per game: ``{"variant", "moves", "scores", "result"}`` with the
+    result from White's point of view (1, 0.5 or 0) and, for every move, the
+    engine's score of the position before it (White's point of view,
+    centi-men).
+
+    International games start from a shipped balanced opening followed by
+    ``opening_plies`` random plies; other variants from ``opening_plies``
+    random plies."""
     from damier.engine import Engine
+    from damier.openings import load_openings
 
     variant = get_variant(variant)
     rnd = random.Random(seed)
     engine = Engine(hash_mb=16, seed=seed)
+    openings = load_openings() if variant.name == "international" else []
+    extra = min(opening_plies, 2) if openings else opening_plies
     handle = out.open("a", encoding="utf-8") if out is not None else None
     start = time.monotonic()
     try:
         for game_no in range(1, games + 1):
-            board = _random_opening(variant, opening_plies, rnd)
+            board = _opening(variant, openings, extra, rnd)
+            scores: list[int | None] = [None] * board.ply
             engine.new_game()
             while board.outcome() is None and board.ply < max_plies:
-                board.push(engine.search(board, nodes=nodes).best_move)
+                found = engine.search(board, nodes=nodes)
+                scores.append(found.score if board.turn else -found.score)
+                board.push(found.best_move)
             outcome = board.outcome()
             if outcome is None or outcome.winner is None:
                 result = 0.5
             else:
                 result = 1.0 if outcome.winner else 0.0
-            record = {"variant": variant.name, "moves": _texts(board), "result": result}
+            record = {"variant": variant.name, "moves": _texts(board), "scores": scores,
+                      "result": result}
             if handle is not None:
                 handle.write(json.dumps(record) + "\n")
                 handle.flush()
