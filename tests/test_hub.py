@@ -426,6 +426,26 @@ def test_new_game_and_set_param_reach_the_engine():
         s.close()
 
 
+def test_threads_parameter_reaches_the_engine():
+    s = Session()
+    try:
+        s.send("hub")
+        params = {m.args["name"]: m.args for m in map(parse_line, s.until("wait")[1:-1])}
+        assert params["threads"] == {"name": "threads", "value": "1", "type": "int", "min": "1",
+                                     "max": "64"}
+        s.send("set-param name=threads value=2", "set-param name=hash value=8", "init")
+        s.until("ready")
+        assert s.server.engine.threads == 2
+        s.send("pos start", "level depth=8", "go think")
+        _done_move(s.until("done")[-1], damier.Board())
+        s.send("set-param name=threads value=1")
+        assert s.sync() == []
+        assert s.server.engine.threads == 1
+        assert s.quit() == 0
+    finally:
+        s.close()
+
+
 def test_variant_parameter_and_8x8_positions():
     s = Session()
     try:
@@ -470,6 +490,8 @@ def test_variant_parameter_and_8x8_positions():
     "set-param name=hash value=abc",
     "set-param name=hash value=0",
     "set-param name=level value=11",
+    "set-param name=threads value=0",
+    "set-param name=threads value=two",
     "set-param name=variant value=frisian",
     "set-param name=unknown value=1",
     "set-param value=3",                  # no name

@@ -209,6 +209,17 @@ cdef void eval_features(const Geo* g, const Pos* p, int* f, int* pst) noexcept n
                 f[8] += sign
 
 
+cdef inline int eval_divisor(const Geo* g, const Pos* p) noexcept nogil:
+    """16 when a lone king faces at most three pieces with flying kings (a draw
+    under the 16- and 5-move rules unless the king is caught at once: the
+    score is scaled right down), else 1."""
+    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
+    if g.flying and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
+                     or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
+        return 16
+    return 1
+
+
 cdef inline int exchange_feature(const EvalTables* t, int white, int black) noexcept nogil:
     """The lead in pieces times the share of pieces gone, scaled by 256: trading
     down is good for the side ahead."""
@@ -263,11 +274,7 @@ cdef int evaluate(const EvalParams* e, const Geo* g, const Pos* p) noexcept nogi
         score += sign * side
     score += (e.term[1] * k_open + e.term[2] * k_end
               + e.term[9] * exchange_feature(t, nw, nb)) // 256
-    # A lone king against at most three pieces is a draw under the 16- and 5-move
-    # rules unless it is caught at once: scale the score right down.
-    if g.flying and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
-                     or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
-        score //= 16
+    score //= eval_divisor(g, p)
     return (score if p.turn == 1 else -score) + e.tempo
 
 
@@ -288,9 +295,7 @@ def evaluate_from_features(CoreBoard board) -> int:
             score += e.term[i] * f[i]
     for i in range(g.nsq):
         score += e.pst[i] * pst[i]
-    if g.flying and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
-                     or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
-        score //= 16
+    score //= eval_divisor(g, p)
     return (score if p.turn == 1 else -score) + e.tempo
 
 
@@ -984,6 +989,12 @@ cdef class SearchCore:
 def evaluate_position(CoreBoard board) -> int:
     """The static evaluation of ``board`` from the side to move's point of view."""
     return evaluate(&EVAL[board._g.variant], board._g, &board._pos)
+
+
+def eval_scale_divisor(CoreBoard board) -> int:
+    """What the weighted feature sum of ``board`` is divided by (1, or 16 in a
+    drawish lone-king ending; the tempo bonus is added after)."""
+    return eval_divisor(board._g, &board._pos)
 
 
 def eval_feature_vector(CoreBoard board):

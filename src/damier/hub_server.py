@@ -4,7 +4,7 @@
 (see :mod:`damier.hub` for the syntax, positions and moves):
 
 * ``hub`` -> ``id name=damier version=... author=...``, a ``param`` line per
-  parameter (``variant``, ``hash`` in MiB, ``level`` 1-10), ``wait``;
+  parameter (``variant``, ``hash`` in MiB, ``level`` 1-10, ``threads``), ``wait``;
   ``set-param name=... value=...``; ``init`` -> ``ready``.
 * ``pos pos=<position> moves="..."`` (or ``pos start``): the position and the
   moves played from it, replayed on a :class:`damier.Board` so that the
@@ -62,6 +62,7 @@ __all__ = ["run_hub", "HubServer", "hub_score", "add_hub_parser", "hub_command",
 ENGINE_NAME = "damier"
 ENGINE_AUTHOR = "damier developers"
 HASH_RANGE = (1, 4096)
+THREADS_RANGE = (1, 64)
 DEFAULT_HASH_MB = 64
 # Hub variant names: Scan calls International draughts "normal".
 _HUB_VARIANTS = {"normal": "international", "international": "international",
@@ -150,6 +151,7 @@ class HubServer:
         self.variant = get_variant(variant)
         self.hash_mb = DEFAULT_HASH_MB
         self.level = 10
+        self.threads = 1
         self.engine: Engine | None = None
         self.board: Board | None = Board(variant=self.variant)
         self._pending: _Limits | None = None
@@ -233,6 +235,8 @@ class HubServer:
                                min=HASH_RANGE[0], max=HASH_RANGE[1]))
         self.write(format_line("param", name="level", value=self.level, type="int", min=1,
                                max=10))
+        self.write(format_line("param", name="threads", value=self.threads, type="int",
+                               min=THREADS_RANGE[0], max=THREADS_RANGE[1]))
         self.write("wait")
 
     def _cmd_set_param(self, message: HubMessage) -> None:
@@ -258,6 +262,15 @@ class HubServer:
             if self.engine is not None:
                 self.engine.set_level(level)
             self.level = level
+        elif name == "threads":
+            threads = _parse_int(value, "threads", *THREADS_RANGE)
+            if threads is None:
+                self.error(f"set-param: threads must be an integer from {THREADS_RANGE[0]} to "
+                           f"{THREADS_RANGE[1]}, not {value!r}")
+                return
+            if self.engine is not None and threads != self.threads:
+                self.engine.set_threads(threads)
+            self.threads = threads
         elif name == "variant":
             key = _HUB_VARIANTS.get(value.lower())
             if key is None:
@@ -269,7 +282,7 @@ class HubServer:
                 self.board = Board(variant=self.variant)
         else:
             self.error(f"set-param: unknown parameter {name!r} (parameters: variant, hash, "
-                       f"level)")
+                       f"level, threads)")
 
     def _cmd_init(self, message: HubMessage) -> None:
         self._engine()
@@ -377,6 +390,8 @@ class HubServer:
     def _engine(self) -> Engine:
         if self.engine is None:
             self.engine = self.engine_factory(hash_mb=self.hash_mb, level=self.level)
+            if self.threads != 1:
+                self.engine.set_threads(self.threads)
         return self.engine
 
     def _work(self, engine: Engine, job: _Job) -> None:

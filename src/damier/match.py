@@ -193,6 +193,18 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _weights_file(text: str) -> str:
+    from damier.engine import read_weights
+
+    path = text.strip()
+    if not path:
+        raise ValueError("needs a file name")
+    data = read_weights(path)   # reports a missing or malformed file now, not mid-match
+    if "terms" not in data or "squares" not in data:
+        raise ValueError(f"{path} is not an evaluation weights file (no terms or squares)")
+    return path
+
+
 def _name(text: str) -> str:
     if not text.strip():
         raise ValueError("must not be empty")
@@ -207,6 +219,7 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "movetime": (_positive_float, "seconds per move (instead of the match's time control)"),
     "threads": (_int_option(1, 256), "search threads"),
     "seed": (_int_option(0), "seed of the randomness used below level 10"),
+    "weights": (_weights_file, "evaluation weights JSON file (as damier.tuning writes)"),
     "name": (_name, "the engine's name in the PDN and the report"),
 }
 
@@ -396,6 +409,8 @@ class DamierPlayer:
                                   "seed": opts.get("seed", seed)}
         if "hash" in opts:
             kwargs["hash_mb"] = opts["hash"]
+        if "weights" in opts:
+            kwargs["weights"] = opts["weights"]
         self.engine = Engine(**kwargs)
 
     def new_game(self) -> None:

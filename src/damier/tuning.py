@@ -23,15 +23,17 @@ import json
 import random
 import sys
 import time
+from dataclasses import dataclass
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from damier._core import EVAL_TERM_NAMES, eval_feature_vector
+from damier._core import EVAL_TERM_NAMES, SCALED_TERMS, eval_feature_vector, eval_scale_divisor
 from damier.board import Board
 from damier.variants import Variant, get_variant
 
-__all__ = ["selfplay", "load_positions", "fit", "main"]
+__all__ = ["selfplay", "load_positions", "fit", "fit_scale", "targets", "tune", "read_records",
+           "weight_names", "feature_row", "Positions", "main"]
 
 
 def _opening(variant: Variant, openings: Sequence[Sequence[str]], plies: int,
@@ -113,14 +115,58 @@ def _texts(board: Board) -> list[str]:
     return texts
 
 
+@dataclass
+class Positions:
+    """Quiet positions of self-play games, as the tuner uses them.
+
+    ``X``: one row of features per position (White's point of view, in the
+    order of :func:`weight_names`); ``result``: the game's result for White
+    (1, 0.5, 0); ``score``: the engine's score of the position in the game
+    (White's view, centi-men; NaN when the record has none); ``game``: the
+    number of the game the position comes from."""
+
+    X: Any
+    result: Any
+    score: Any
+    game: Any
+    variant: Variant
+
+    def __len__(self) -> int:
+        return len(self.result)
+
+    def subset(self, mask: Any) -> "Positions":
+        return Positions(self.X[mask], self.result[mask], self.score[mask], self.game[mask],
+                         self.variant)
+
+
+def weight_names(variant: Variant) -> list[str]:
+    """The names of the tuned weights: the terms, ``square<N>`` for each square
+    of the man table, and ``tempo``."""
+    return (list(EVAL_TERM_NAMES) + [f"square{i}" for i in range(1, variant.squares + 1)]
+            + ["tempo"])
+
+
+def feature_row(board: Board) -> list[float]:
+    """The features of ``board`` in the order of :func:`weight_names`, scaled so
+    that the evaluation is their dot product with the weights."""
+    terms, pst = eval_feature_vector(board)
+    scale = 1.0 / eval_scale_divisor(board)
+    row = [(t / 256.0 if i in SCALED_TERMS else float(t)) * scale for i, t in enumerate(terms)]
+    row += [float(p) * scale for p in pst]
+    row.append(1.0 if board.turn else -1.0)
+    return row
+
+
 def load_positions(records: Iterable[dict[str, Any]], *, skip_opening: int = 8,
-                   progress: bool = True) -> tuple[Any, Any, Variant]:
-    """Feature matrix ``X`` (one row per quiet position, White's point of view)
-    and results ``y`` from game records."""
+                   progress: bool = True) -> Positions:
+    """The quiet positions (no capture pending) of game records, after the
+    first ``skip_opening`` plies."""
     import numpy as np
 
     rows: list[list[float]] = []
     results: list[float] = []
+    scores: list[float] = []
+    games: list[int] = []
     variant: Variant | None = None
     for count, record in enumerate(records, 1):
         v = get_variant(record["variant"])
@@ -129,15 +175,14 @@ def load_positions(records: Iterable[dict[str, Any]], *, skip_opening: int = 8,
         elif v != variant:
             raise ValueError(f"games of several variants: {variant.name} and {v.name}")
         board = Board(variant=v)
+        game_scores = record.get("scores") or []
         for ply, text in enumerate(record["moves"]):
             if ply >= skip_opening and not board.must_capture:
-                terms, pst = eval_feature_vector(board)
-                row = [float(terms[0]), terms[1] / 256.0, terms[2] / 256.0]
-                row += [float(t) for t in terms[3:]]
-                row += [float(p) for p in pst]
-                row.append(1.0 if board.turn else -1.0)
-                rows.append(row)
+                rows.append(feature_row(board))
                 results.append(float(record["result"]))
+                score = game_scores[ply] if ply < len(game_scores) else None
+                scores.append(float("nan") if score is None else float(score))
+                games.append(count)
             board.push(text)
         if progress and count % 50 == 0:
             sys.stderr.write(f"\rloaded {count} games, {len(rows)} positions")
@@ -145,69 +190,174 @@ def load_positions(records: Iterable[dict[str, Any]], *, skip_opening: int = 8,
         sys.stderr.write(f"\rloaded {len(rows)} positions\n")
     if variant is None:
         raise ValueError("no games")
-    return np.array(rows), np.array(results), variant
+    return Positions(np.array(rows, dtype=np.float64), np.array(results), np.array(scores),
+                     np.array(games), variant)
 
 
-def fit(X: Any, y: Any, initial: Sequence[float], *, iterations: int = 3000,
-        learning_rate: float = 2.0, fixed: Iterable[int] = (0,),
-        progress: bool = True) -> tuple[list[float], float, float]:
-    """Fits weights by gradient descent (Adam) on the mean squared error of
-    ``sigmoid(k * X @ w / 100)``; the columns in ``fixed`` (by default 0, the
-    man, which sets the scale) keep their initial values. Returns ``(w, k, mse)``."""
-    fixed = list(fixed)
+def _sigmoid(z: Any) -> Any:
     import numpy as np
 
-    w = np.array(initial, dtype=float)
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
-    def mse(weights: Any, k: float) -> float:
-        p = 1.0 / (1.0 + np.exp(-k * (X @ weights) / 100.0))
-        return float(np.mean((p - y) ** 2))
 
-    # k: a coarse scan, then a finer one
-    best_k = min((mse(w, k), k) for k in np.linspace(0.1, 4.0, 40))[1]
-    best_k = min((mse(w, k), k) for k in np.linspace(best_k * 0.8, best_k * 1.2, 21))[1]
+def fit_scale(positions: Positions, weights: Sequence[float]) -> float:
+    """The ``k`` for which ``sigmoid(k * eval / 100)`` best predicts the results."""
+    import numpy as np
+
+    w = np.array(weights, dtype=float)
+    ev = positions.X @ w
+
+    def error(k: float) -> float:
+        return float(np.mean((_sigmoid(k * ev / 100.0) - positions.result) ** 2))
+
+    best = min((error(k), k) for k in np.linspace(0.1, 4.0, 40))[1]
+    return float(min((error(k), k) for k in np.linspace(best * 0.8, best * 1.2, 21))[1])
+
+
+def targets(positions: Positions, k: float, score_share: float) -> Any:
+    """What the evaluation is fitted to: the game result, blended with the
+    engine's own (deeper) score of the position in the game where there is one:
+    ``(1 - score_share) * result + score_share * sigmoid(k * score / 100)``."""
+    import numpy as np
+
+    score = np.clip(np.nan_to_num(positions.score, nan=0.0), -2000.0, 2000.0)
+    from_score = _sigmoid(k * score / 100.0)
+    share = np.where(np.isnan(positions.score), 0.0, score_share)
+    return (1.0 - share) * positions.result + share * from_score
+
+
+def error(positions: Positions, weights: Sequence[float], k: float, target: Any) -> float:
+    """The mean squared error of ``sigmoid(k * eval / 100)`` against ``target``."""
+    import numpy as np
+
+    w = np.array(weights, dtype=float)
+    return float(np.mean((_sigmoid(k * (positions.X @ w) / 100.0) - target) ** 2))
+
+
+def fit(positions: Positions, initial: Sequence[float], *, k: float, target: Any,
+        iterations: int = 3000, learning_rate: float = 2.0, fixed: Iterable[int] = (0,),
+        regularise: float = 0.0, progress: bool = True) -> list[float]:
+    """Fits weights by gradient descent (Adam) on the mean squared error of
+    ``sigmoid(k * X @ w / 100)`` against ``target``, plus ``regularise`` times
+    the mean squared change of the weights in men (a pull towards ``initial``).
+    The columns in ``fixed`` (by default 0, the man, which sets the scale) keep
+    their initial values. Ctrl-C stops early and keeps the weights so far."""
+    import numpy as np
+
+    X = positions.X
+    fixed = list(fixed)
+    w0 = np.array(initial, dtype=float)
+    w = w0.copy()
     scale = np.maximum(np.mean(np.abs(X), axis=0), 1e-3)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
     beta1, beta2 = 0.9, 0.999
     try:
         for it in range(1, iterations + 1):
-            z = best_k * (X @ w) / 100.0
-            p = 1.0 / (1.0 + np.exp(-z))
-            grad = (2.0 * ((p - y) * p * (1 - p))) @ X * best_k / 100.0 / len(y)
+            p = _sigmoid(k * (X @ w) / 100.0)
+            grad = (2.0 * ((p - target) * p * (1 - p))) @ X * k / 100.0 / len(target)
+            grad += regularise * 2.0 * (w - w0) / 100.0 ** 2 / len(w)
             grad[fixed] = 0.0
             grad = grad / scale
             m = beta1 * m + (1 - beta1) * grad
             v = beta2 * v + (1 - beta2) * grad * grad
-            step = learning_rate * (m / (1 - beta1 ** it)) / (np.sqrt(v / (1 - beta2 ** it)) + 1e-8)
-            w -= step
+            w -= learning_rate * (m / (1 - beta1 ** it)) / (np.sqrt(v / (1 - beta2 ** it)) + 1e-8)
             if progress and it % 100 == 0:
-                sys.stderr.write(f"\rtune iteration {it}/{iterations}  mse {mse(w, best_k):.6f}")
+                sys.stderr.write(f"\rtune iteration {it}/{iterations}  "
+                                 f"error {error(positions, w, k, target):.6f}")
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted: keeping the weights so far\n")
     if progress:
         sys.stderr.write("\n")
-    return [float(x) for x in w], float(best_k), mse(w, best_k)
+    return [float(x) for x in w]
 
 
 def weights_to_json(w: Sequence[float], variant: Variant, *, source: str, k: float,
-                    error: float, positions: int) -> dict[str, Any]:
+                    error: float, positions: int, **extra: Any) -> dict[str, Any]:
     n_terms = len(EVAL_TERM_NAMES)
     terms = {name: int(round(w[i])) for i, name in enumerate(EVAL_TERM_NAMES)}
     squares = [int(round(x)) for x in w[n_terms:n_terms + variant.squares]]
-    return {"variant": variant.name, "source": source, "k": round(k, 4),
-            "mse": round(error, 6), "positions": positions, "terms": terms,
-            "tempo": int(round(w[-1])), "squares": squares}
+    data = {"variant": variant.name, "source": source, "k": round(k, 4),
+            "mse": round(error, 6), "positions": positions}
+    data.update(extra)
+    data.update({"terms": terms, "tempo": int(round(w[-1])), "squares": squares})
+    return data
 
 
-def _initial_weights(variant: Variant) -> list[float]:
-    from damier.engine import load_eval_weights
+def initial_weights(variant: Variant, path: Path | None = None) -> list[float]:
+    """The weights to start from: ``path``, or the shipped ones (as
+    :func:`weight_names` orders them; a term the file lacks starts at 0)."""
+    from damier.engine import _weight_vectors, load_eval_weights, read_weights
 
-    data = load_eval_weights(variant)
-    w = [float(data["terms"][name]) for name in EVAL_TERM_NAMES]
-    w += [float(x) for x in data["squares"]]
-    w.append(float(data.get("tempo", 0)))
-    return w
+    if path is None:
+        data = load_eval_weights(variant)
+    else:
+        data = read_weights(path)
+    terms, squares, tempo = _weight_vectors(data, variant)
+    return [float(x) for x in terms] + [float(x) for x in squares] + [float(tempo)]
+
+
+def _fixed_columns(spec: str, variant: Variant) -> list[int]:
+    names = list(EVAL_TERM_NAMES)
+    fixed: list[int] = []
+    for name in filter(None, (n.strip() for n in spec.split(","))):
+        if name == "squares":
+            fixed.extend(range(len(names), len(names) + variant.squares))
+        elif name == "tempo":
+            fixed.append(len(names) + variant.squares)
+        elif name in names:
+            fixed.append(names.index(name))
+        else:
+            raise ValueError(f"unknown term {name!r} in --fix (terms: "
+                             f"{', '.join(names)}, squares, tempo)")
+    return fixed
+
+
+def read_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """Game records from JSON-lines files, with the file and line of a bad one."""
+    records = []
+    for path in paths:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict) or not {"variant", "moves", "result"} <= set(record):
+                    raise ValueError("expected an object with variant, moves and result")
+            except ValueError as err:
+                raise ValueError(f"{path}:{number}: bad game record: {err}") from None
+            records.append(record)
+    return records
+
+
+def tune(records: Sequence[dict[str, Any]], *, initial: Sequence[float] | None = None,
+         fixed: str = "man", score_share: float = 0.5, regularise: float = 1.0,
+         validation: int = 10, iterations: int = 3000,
+         progress: bool = True) -> tuple[list[float], dict[str, Any]]:
+    """Tunes the evaluation on ``records``; every ``validation``-th game is held
+    out to measure the fit. Returns the weights and a report (``k`` and the
+    training and validation errors before and after)."""
+    import numpy as np
+
+    positions = load_positions(records, progress=progress)
+    variant = positions.variant
+    start = list(initial) if initial is not None else initial_weights(variant)
+    held_out = (positions.game % validation == 0) if validation > 1 else np.zeros(len(positions), bool)
+    train, check = positions.subset(~held_out), positions.subset(held_out)
+    k = fit_scale(train, start)
+    train_target = targets(train, k, score_share)
+    check_target = targets(check, k, score_share)
+    w = fit(train, start, k=k, target=train_target, iterations=iterations,
+            fixed=_fixed_columns(fixed, variant), regularise=regularise, progress=progress)
+    report: dict[str, Any] = {
+        "k": k, "positions": len(positions), "games": len(records),
+        "train_before": error(train, start, k, train_target),
+        "train_after": error(train, w, k, train_target),
+    }
+    if len(check):
+        report["validation_before"] = error(check, start, k, check_target)
+        report["validation_after"] = error(check, w, k, check_target)
+    return w, report
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -224,9 +374,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     tp.add_argument("games", type=Path, nargs="+")
     tp.add_argument("--iterations", type=int, default=3000)
     tp.add_argument("--out", type=Path, required=True, help="evaluation weights JSON to write")
+    tp.add_argument("--start", type=Path, help="weights to start from (default: the shipped ones)")
     tp.add_argument("--fix", default="man",
                     help="comma-separated terms kept at their current values (default: man); "
                          "'squares' keeps the whole square table, 'tempo' the tempo bonus")
+    tp.add_argument("--score-share", type=float, default=0.5,
+                    help="weight of the engine's in-game score against the game result in "
+                         "the target, 0 to 1 (default 0.5; 0: results only)")
+    tp.add_argument("--regularise", type=float, default=1.0,
+                    help="pull towards the starting weights (default 1.0; 0: none)")
+    tp.add_argument("--validation", type=int, default=10,
+                    help="hold out every N-th game to check the fit (default 10; 0: none)")
     args = parser.parse_args(argv)
     try:
         if args.command == "selfplay":
@@ -234,27 +392,35 @@ def main(argv: Sequence[str] | None = None) -> int:
                               out=args.out):
                 pass
             return 0
-        records = [json.loads(line) for path in args.games
-                   for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        X, y, variant = load_positions(records)
-        names = list(EVAL_TERM_NAMES)
-        fixed = []
-        for name in filter(None, (n.strip() for n in args.fix.split(","))):
-            if name == "squares":
-                fixed.extend(range(len(names), len(names) + variant.squares))
-            elif name == "tempo":
-                fixed.append(len(names) + variant.squares)
-            elif name in names:
-                fixed.append(names.index(name))
-            else:
-                raise ValueError(f"unknown term {name!r} in --fix (terms: "
-                                 f"{', '.join(names)}, squares, tempo)")
-        w, k, error = fit(X, y, _initial_weights(variant), iterations=args.iterations,
-                          fixed=fixed)
-        data = weights_to_json(w, variant, k=k, error=error, positions=len(y),
-                               source=f"damier.tuning on {len(records)} self-play games")
+        if not 0.0 <= args.score_share <= 1.0:
+            raise ValueError("--score-share must be between 0 and 1")
+        if args.regularise < 0:
+            raise ValueError("--regularise must not be negative")
+        records = read_records(args.games)
+        if not records:
+            raise ValueError("no games in " + ", ".join(map(str, args.games)))
+        variant = get_variant(records[0]["variant"])
+        start = initial_weights(variant, args.start)
+        w, report = tune(records, initial=start, fixed=args.fix, score_share=args.score_share,
+                         regularise=args.regularise, validation=args.validation,
+                         iterations=args.iterations)
+        error_after = report.get("validation_after", report["train_after"])
+        data = weights_to_json(
+            w, variant, k=report["k"], error=error_after, positions=report["positions"],
+            source=(f"damier.tuning on {len(records)} self-play games "
+                    f"(score share {args.score_share}, regularise {args.regularise}, "
+                    f"fixed: {args.fix or 'nothing'})"))
         args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {args.out}: {len(y)} positions, k={k:.3f}, mse={error:.6f}")
+        names = weight_names(variant)
+        print(f"wrote {args.out}: {report['positions']} positions from {len(records)} games, "
+              f"k={report['k']:.3f}")
+        print(f"  training error   {report['train_before']:.6f} -> {report['train_after']:.6f}")
+        if "validation_before" in report:
+            print(f"  validation error {report['validation_before']:.6f} -> "
+                  f"{report['validation_after']:.6f}")
+        for i, name in enumerate(names):
+            if i < len(EVAL_TERM_NAMES) or name == "tempo":
+                print(f"  {name:13s} {start[i]:8.1f} -> {w[i]:8.1f}")
         return 0
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")

@@ -1,0 +1,318 @@
+"""The engine beyond the basic search: the endgame move-count rules inside the
+search, lazy SMP threads, per-engine evaluation weights, and the tuner's model
+of the evaluation."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import damier
+from damier.engine import Engine, evaluate, load_eval_weights
+from damier.match import EngineSpecError, parse_engine_spec
+from damier.outcome import Termination
+from damier.rules import Rules
+
+np = pytest.importorskip("numpy")
+
+from damier import tuning  # noqa: E402  (needs numpy)
+
+
+# ---------------------------------------------------------------------------------------
+# The 16- and 5-move rules (and the Russian three-kings rule) inside the search
+# ---------------------------------------------------------------------------------------
+
+def _played(fen: str, moves: list[str], rules: Rules, variant: str = "international") -> damier.Board:
+    board = damier.Board(fen, variant=variant, rules=rules)
+    for move in moves:
+        board.push(move)
+    assert board.outcome() is None
+    return board
+
+
+# Two white kings against a black king on the bottom row, where it cannot be
+# captured. Four king moves have been played in the five-move class.
+FIVE_FEN = "W:WK1,K3:BK48"
+FIVE_MOVES = ["1-7", "48-42", "7-1", "42-48"]
+
+
+def test_five_move_rule_draw_is_seen_by_the_search() -> None:
+    fmjd = Rules.for_variant("international")
+    short = replace(fmjd, five_moves_limit=3)       # a draw 6 plies into the class
+    engine = Engine(hash_mb=16)
+    open_board = _played(FIVE_FEN, FIVE_MOVES, replace(fmjd, five_moves_limit=None))
+    free = engine.search(open_board, depth=4)
+    assert free.score > 0 and not free.is_win, free.score   # White is better, no forced win
+    limited = _played(FIVE_FEN, FIVE_MOVES, short)
+    for depth in (2, 4, 6):
+        engine.new_game()
+        assert engine.search(limited, depth=depth).score == 0
+    # and the board's own rule agrees: two more plies in the class draw
+    limited.push(engine.search(limited, depth=2).best_move)
+    limited.push(damier.Board(limited.fen()).legal_moves[0])
+    outcome = limited.outcome()
+    assert outcome is not None and outcome.termination == Termination.FIVE_MOVES
+
+
+def test_five_move_count_far_from_its_limit_changes_nothing() -> None:
+    """With the FMJD limit (5 moves: 10 plies), 4 plies done and a 4-ply search,
+    the search cannot reach the draw: the score is the same as with the rule off."""
+    fmjd = Rules.for_variant("international")
+    on = _played(FIVE_FEN, FIVE_MOVES, fmjd)
+    off = _played(FIVE_FEN, FIVE_MOVES, replace(fmjd, five_moves_limit=None))
+    assert Engine(hash_mb=16).search(on, depth=4).score == Engine(hash_mb=16).search(off, depth=4).score
+
+
+def test_sixteen_move_rule_draw_is_seen_by_the_search() -> None:
+    """Three kings against one, two plies from the (shortened) limit: keeping the
+    three kings is a draw, so the search either scores 0 or gives a king away to
+    start the five-move count afresh; either way less than with the rule off."""
+    fen = "W:WK1,K3,K5:BK48"
+    moves = ["1-7", "48-42", "7-1", "42-48"]
+    fmjd = Rules.for_variant("international")
+    engine = Engine(hash_mb=16)
+    free = engine.search(_played(fen, moves, replace(fmjd, sixteen_moves_limit=None)), depth=4)
+    engine.new_game()
+    limited = engine.search(_played(fen, moves, replace(fmjd, sixteen_moves_limit=3)), depth=4)
+    assert free.score > 0 and not free.is_win
+    assert limited.score < free.score
+    assert limited.score == 0 or any(move.is_capture for move in limited.pv[:2]), limited
+
+
+def test_russian_three_kings_rule_draw_is_seen_by_the_search() -> None:
+    russian = Rules.for_variant("russian")
+    fen = "W:WK1,K2,K3:BK29"
+    moves = ["1-5", "29-25", "5-1", "25-29"]
+    engine = Engine(hash_mb=16)
+    board = _played(fen, moves, replace(russian, three_kings_limit=3, king_moves_limit=None),
+                    variant="russian")
+    limited = engine.search(board, depth=4)
+    engine.new_game()
+    free = engine.search(_played(fen, moves, replace(russian, three_kings_limit=None,
+                                                     king_moves_limit=None), variant="russian"),
+                         depth=4)
+    assert free.score > 0
+    assert limited.score < free.score
+    assert limited.score == 0 or any(move.is_capture for move in limited.pv[:2]), limited
+
+
+def test_endgame_counts_follow_the_board_history() -> None:
+    fmjd = Rules.for_variant("international")
+    board = _played(FIVE_FEN, FIVE_MOVES, fmjd)
+    limits, done = Engine._endgame_counts(board)
+    assert limits == (10, 32, 0)
+    assert done == 4
+    # a capture into a new class starts a new count
+    board = damier.Board("W:WK1,K3,K46:BK28,37", rules=fmjd)
+    assert Engine._endgame_counts(board)[1] == 0
+
+
+# ---------------------------------------------------------------------------------------
+# Lazy SMP threads
+# ---------------------------------------------------------------------------------------
+
+def test_threads_are_validated() -> None:
+    for bad in (0, -1, 65):
+        with pytest.raises(ValueError, match="threads"):
+            Engine(threads=bad)
+
+
+def test_two_threads_play_legal_moves_and_count_all_nodes() -> None:
+    rng = random.Random(3)
+    engine = Engine(threads=2, hash_mb=16)
+    assert engine.threads == 2
+    for _ in range(30):
+        board = damier.Board()
+        for _ in range(rng.randrange(0, 60)):
+            if not board.legal_moves:
+                break
+            board.push(rng.choice(board.legal_moves))
+        if not board.legal_moves or board.outcome() is not None:
+            continue
+        result = engine.search(board, movetime=0.02)
+        assert result.best_move in board.legal_moves
+        replay = board.copy()
+        for move in result.pv:
+            assert move in replay.legal_moves
+            replay.push(move)
+
+
+def test_node_limit_counts_every_thread() -> None:
+    single = Engine(threads=1, hash_mb=16).search(damier.Board(), depth=12)
+    engine = Engine(threads=2, hash_mb=16)
+    result = engine.search(damier.Board(), nodes=200_000)
+    assert result.nodes <= 200_000 + 20_000
+    full = engine.search(damier.Board(), depth=12)
+    assert full.depth == 12 and single.depth == 12
+
+
+def test_stop_ends_a_threaded_infinite_search() -> None:
+    engine = Engine(threads=2, hash_mb=16)
+    box = {}
+    worker = threading.Thread(target=lambda: box.setdefault("r", engine.search(damier.Board(),
+                                                                               infinite=True)))
+    worker.start()
+    time.sleep(0.3)
+    engine.stop()
+    worker.join(5)
+    assert not worker.is_alive()
+    assert box["r"].best_move in damier.Board().legal_moves
+    assert threading.active_count() < 10   # the helpers are gone too
+
+
+def test_set_threads_changes_the_count() -> None:
+    engine = Engine(hash_mb=8)
+    engine.set_threads(3)
+    assert engine.threads == 3
+    assert engine.search(damier.Board(), depth=6).best_move in damier.Board().legal_moves
+    engine.set_threads(1)
+    assert engine.search(damier.Board(), depth=6).depth == 6
+
+
+# ---------------------------------------------------------------------------------------
+# Evaluation weights of one engine
+# ---------------------------------------------------------------------------------------
+
+def _shipped() -> dict:
+    return json.loads(json.dumps(load_eval_weights(damier.Board().variant)))
+
+
+def test_engine_weights_change_only_that_engine(tmp_path: Path) -> None:
+    board = damier.Board("W:W28,32,33,K46:B12,13,19")   # White: three men and a king v three men
+    shipped = Engine(hash_mb=8).search(board, depth=1).score
+    heavy = _shipped()
+    heavy["terms"]["king_opening"] = 2000
+    heavy["terms"]["king_endgame"] = 2000
+    path = tmp_path / "heavy.json"
+    path.write_text(json.dumps(heavy))
+    own = Engine(hash_mb=8, weights=path)
+    assert own.search(board, depth=1).score > shipped + 1000
+    # another engine, and the module-level evaluation, keep the shipped weights
+    assert Engine(hash_mb=8).search(board, depth=1).score == shipped
+    assert abs(evaluate(board) - shipped) < 200
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.__setitem__("squares", d["squares"][:10]), "10 squares"),
+    (lambda d: d["terms"].__setitem__("wings", 3), "unknown evaluation terms wings"),
+    (lambda d: d.__setitem__("variant", "english"), "50 squares for english, which has 32"),
+    (lambda d: d.pop("squares"), "missing or malformed"),
+])
+def test_bad_weights_are_reported(change, message) -> None:
+    data = _shipped()
+    data["variant"] = "international"
+    change(data)
+    engine = Engine(hash_mb=8)
+    with pytest.raises(ValueError, match=message):
+        engine.set_weights(data)
+
+
+def test_weights_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cannot read evaluation weights"):
+        Engine(weights=tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        Engine(weights=bad)
+    with pytest.raises(EngineSpecError, match="missing.json"):
+        parse_engine_spec(f"damier:weights={tmp_path / 'missing.json'}")
+
+
+def test_match_spec_takes_a_weights_file(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(_shipped()))
+    spec = parse_engine_spec(f"damier:weights={path},nodes=1000")
+    assert spec.option_map["weights"] == str(path)
+
+
+# ---------------------------------------------------------------------------------------
+# The tuner's model of the evaluation
+# ---------------------------------------------------------------------------------------
+
+def _random_boards(count: int, seed: int) -> list[damier.Board]:
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = damier.Board()
+        for _ in range(rng.randrange(0, 160)):
+            if not board.legal_moves:
+                break
+            board.push(rng.choice(board.legal_moves))
+        boards.append(board)
+    return boards
+
+
+def test_tuner_features_reproduce_the_evaluation() -> None:
+    """X @ w (the tuner's model) is the engine's evaluation from White's side, up to
+    integer rounding, in every position: lone-king endings included."""
+    variant = damier.Board().variant
+    weights = np.array(tuning.initial_weights(variant))
+    boards = _random_boards(300, seed=11)
+    boards.append(damier.Board("W:WK1,K3,34:BK48"))       # scaled-down lone king ending
+    for board in boards:
+        model = float(np.dot(tuning.feature_row(board), weights))
+        engine = evaluate(board) if board.turn else -evaluate(board)
+        assert abs(model - engine) <= 2.0, (board.fen(), model, engine)
+
+
+def test_fit_recovers_known_weights() -> None:
+    """Positions whose targets come from known weights: the fit finds them again."""
+    rng = np.random.default_rng(5)
+    n, columns = 4000, 4
+    X = rng.integers(-3, 4, size=(n, columns)).astype(float)
+    X[:, 0] = rng.integers(-2, 3, size=n)
+    true = np.array([100.0, 30.0, -15.0, 8.0])
+    k = 1.0
+    target = 1.0 / (1.0 + np.exp(-k * (X @ true) / 100.0))
+    positions = tuning.Positions(X, target, np.full(n, np.nan), np.arange(n),
+                                 damier.Board().variant)
+    w = tuning.fit(positions, [100.0, 0.0, 0.0, 0.0], k=k, target=target, iterations=1500,
+                   learning_rate=1.0, progress=False)
+    assert w[0] == 100.0
+    assert np.allclose(w[1:], true[1:], atol=1.5), w
+
+
+def test_targets_blend_results_and_scores() -> None:
+    X = np.zeros((3, 1))
+    positions = tuning.Positions(X, np.array([1.0, 0.0, 0.5]),
+                                 np.array([0.0, float("nan"), 100.0]), np.arange(3),
+                                 damier.Board().variant)
+    t = tuning.targets(positions, k=1.0, score_share=0.5)
+    assert t[0] == pytest.approx(0.75)                   # result 1, score 0 -> 0.5
+    assert t[1] == pytest.approx(0.0)                    # no score: the result alone
+    assert t[2] == pytest.approx(0.25 + 0.5 / (1 + np.exp(-1.0)))
+
+
+def test_tune_command_reports_bad_records(tmp_path: Path, capsys) -> None:
+    games = tmp_path / "games.jsonl"
+    games.write_text('{"variant": "international", "moves": [], "result": 1}\n{oops\n')
+    assert tuning.main(["tune", str(games), "--out", str(tmp_path / "w.json")]) == 2
+    assert "games.jsonl:2: bad game record" in capsys.readouterr().err
+
+
+def test_selfplay_and_tune_end_to_end(tmp_path: Path) -> None:
+    games = tmp_path / "games.jsonl"
+    records = list(tuning.selfplay("international", 6, nodes=300, seed=4, out=games,
+                                   progress=False))
+    assert len(records) == 6
+    for record in records:
+        board = damier.Board()
+        assert len(record["scores"]) == len(record["moves"])
+        for text in record["moves"]:
+            board.push(text)
+        outcome = board.outcome()
+        expected = 0.5 if outcome is None or outcome.winner is None else float(outcome.winner)
+        assert record["result"] == expected
+    out = tmp_path / "w.json"
+    assert tuning.main(["tune", str(games), "--out", str(out), "--iterations", "50",
+                        "--validation", "3"]) == 0
+    data = json.loads(out.read_text())
+    engine = Engine(hash_mb=8, weights=out)
+    assert engine.search(damier.Board(), depth=4).best_move in damier.Board().legal_moves
+    assert data["terms"]["man"] == 100 and len(data["squares"]) == 50
