@@ -372,6 +372,7 @@ ctypedef struct Searcher:
     int root_score[MAXMOVES]
     int root_best
     int lmr[64][64]          # late-move reductions by depth and move number
+    int lmp[8]               # late-move pruning: quiet moves tried at each depth (0: off)
     void** helpers           # the main thread's view of its helpers (Searcher*)
     int nhelpers
 
@@ -594,6 +595,12 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
         m = &moves[bi]
         child = p[0]
         make_move(&child, m)
+        # Late-move pruning, draughts-safe: near the leaves, a late quiet move is
+        # skipped only when it gives the opponent no capture (a sacrifice or an
+        # exchange offer is never skipped: shots start that way).
+        if (not is_pv and depth < 8 and s.lmp[depth] and j >= s.lmp[depth] and not m.ncap
+                and best > -MATE_BOUND and not can_capture(g, &child)):
+            continue
         ckey = key_after(p, m, key)
         prefetch(&s.tt[ckey & s.tt_mask])
         crev = 0 if (m.ncap or not m.king) else rev + 1
@@ -753,6 +760,19 @@ cdef class SearchCore:
         for i in range(self.nhelpers):
             fill_lmr(self.helpers[i].lmr, divisor)
 
+    def set_pruning(self, moves_by_depth):
+        """Late-move pruning: at depth ``d`` (1 to 7) of a non-PV node, quiet
+        moves after the first ``moves_by_depth[d - 1]`` are skipped when they
+        give the opponent no capture; 0 (or a shorter list) leaves a depth alone."""
+        cdef int d, i
+        values = [int(x) for x in moves_by_depth]
+        if len(values) > 7 or any(x < 0 for x in values):
+            raise ValueError("expected at most 7 move counts, none negative")
+        for d in range(8):
+            self.s.lmp[d] = values[d - 1] if 1 <= d <= len(values) else 0
+            for i in range(self.nhelpers):
+                self.helpers[i].lmp[d] = self.s.lmp[d]
+
     def set_threads(self, int threads):
         """Searches with ``threads`` threads: the main one and ``threads - 1`` helpers."""
         cdef int i
@@ -768,6 +788,7 @@ cdef class SearchCore:
             if h == NULL:
                 raise MemoryError()
             memcpy(h.lmr, self.s.lmr, sizeof(h.lmr))
+            memcpy(h.lmp, self.s.lmp, sizeof(h.lmp))
             h.tt = self.tt
             h.tt_mask = self.s.tt_mask
             self.helpers[self.nhelpers] = h
