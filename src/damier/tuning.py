@@ -4,16 +4,30 @@ positions from damier's own self-play games.
 Two steps, each a command that shows progress and can be stopped with Ctrl-C
 (what was done so far is kept)::
 
-    python -m damier.tuning selfplay --variant international --games 2000 --out games.jsonl
-    python -m damier.tuning tune games.jsonl --out src/damier/data/eval_international.json
+    python -m damier.tuning selfplay --variant international --games 3000 --nodes 30000 --out games.jsonl
+    python -m damier.tuning tune games.jsonl --out tuned.json
 
-``selfplay`` plays games from random openings at a fixed node budget per move
-and writes one JSON line per game: the variant, the moves and the result.
-``tune`` replays the games, keeps the quiet positions (no capture pending), and
-fits the evaluation weights ``w`` so that ``sigmoid(k * w . features(position))``
-predicts the game result, minimising the mean squared error (the "Texel"
-method). The man is fixed at 100 (the scale) and ``k`` is fitted first. Needs
-numpy (``pip install 'damier[tune]'``).
+``selfplay`` plays games at a fixed node budget per move (International games
+start from a shipped balanced opening and two random plies, other variants
+from six random plies) and writes one JSON line per game: the variant, the
+moves, the engine's score before each move and the result.
+
+``tune`` replays the games and keeps the quiet positions (no capture pending)
+after the first eight plies. Every tenth game is held out for validation. It
+fits the weights ``w`` so that ``sigmoid(k * w . features(position) / 100)``
+predicts the target, minimising the mean squared error (the "Texel" method)
+by gradient descent (Adam). The target is the game result blended with the
+engine's own in-game score (``--score-share``, 0.5 by default; 0 fits the
+results alone). The features are exactly what the engine's evaluation computes,
+the lone-king scaling included (a test checks that the model reproduces the
+evaluation). The man is fixed at 100 and ``k`` is fitted first.
+
+A tuned set is accepted only after it beats the current weights in a match::
+
+    damier match 'damier:weights=tuned.json,nodes=8000' damier:nodes=8000 --games 400 --concurrency 2
+    damier match 'damier:weights=tuned.json' damier --games 200 --movetime 0.05 --concurrency 2
+
+Needs numpy (``pip install 'damier[tune]'``).
 """
 
 from __future__ import annotations
@@ -331,7 +345,7 @@ def read_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
 
 
 def tune(records: Sequence[dict[str, Any]], *, initial: Sequence[float] | None = None,
-         fixed: str = "man", score_share: float = 0.5, regularise: float = 1.0,
+         fixed: str = "man", score_share: float = 0.5, regularise: float = 0.0,
          validation: int = 10, iterations: int = 3000,
          progress: bool = True) -> tuple[list[float], dict[str, Any]]:
     """Tunes the evaluation on ``records``; every ``validation``-th game is held
@@ -381,8 +395,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     tp.add_argument("--score-share", type=float, default=0.5,
                     help="weight of the engine's in-game score against the game result in "
                          "the target, 0 to 1 (default 0.5; 0: results only)")
-    tp.add_argument("--regularise", type=float, default=1.0,
-                    help="pull towards the starting weights (default 1.0; 0: none)")
+    tp.add_argument("--regularise", type=float, default=0.0,
+                    help="pull towards the starting weights (default 0: none; 1 keeps "
+                         "them within a few centi-men)")
     tp.add_argument("--validation", type=int, default=10,
                     help="hold out every N-th game to check the fit (default 10; 0: none)")
     args = parser.parse_args(argv)
