@@ -37,7 +37,7 @@ DEF MATE_BOUND = 30000     # |score| above this is a forced win/loss
 DEF MAXPLY = 96
 DEF DEFAULT_LMR_DIVISOR = 1.5
 DEF NPST = 50
-DEF NTERMS = 12            # terms besides the man table (see EVAL_TERM_NAMES)
+DEF NTERMS = 13            # terms besides the man table (see EVAL_TERM_NAMES)
 DEF MAX_HELPERS = 63       # helper threads of the lazy SMP search
 
 # ---------------------------------------------------------------------------
@@ -61,6 +61,7 @@ EVAL_TERM_NAMES = (
     "exchange",       # lead in pieces times the share of pieces gone (scaled by 256)
     "breakthrough",   # men with at most one enemy piece in their path (runaways excluded)
     "mobility",       # forward steps open to men (tempo reserve; low in locked formations)
+    "kings_lead",     # lead in pieces when both sides have a king (such endings often draw)
 )
 
 # Terms whose features are scaled by 256 (their sum is divided once, at the end).
@@ -178,6 +179,8 @@ cdef void eval_features(const Geo* g, const Pos* p, int* f, int* pst) noexcept n
         nk[c] = popcount(kings[c])
     nmen = nm[0] + nm[1]
     f[9] = exchange_feature(t, nm[1] + nk[1], nm[0] + nk[0])
+    if nk[0] and nk[1]:
+        f[12] = (nm[1] + nk[1]) - (nm[0] + nk[0])
     for c in range(2):
         sign = 1 if c == 1 else -1
         f[0] += sign * nm[c]
@@ -274,6 +277,8 @@ cdef int evaluate(const EvalParams* e, const Geo* g, const Pos* p) noexcept nogi
         score += sign * side
     score += (e.term[1] * k_open + e.term[2] * k_end
               + e.term[9] * exchange_feature(t, nw, nb)) // 256
+    if nk[0] and nk[1]:
+        score += e.term[12] * (nw - nb)
     score //= eval_divisor(g, p)
     return (score if p.turn == 1 else -score) + e.tempo
 
@@ -731,6 +736,7 @@ cdef class SearchCore:
     cdef int _rev
     cdef int _ecls
     cdef int _eply
+    cdef int _last_variant
 
     def __cinit__(self, int hash_mb=64):
         self.s = new_searcher()
@@ -740,6 +746,7 @@ cdef class SearchCore:
         if self.s.helpers == NULL:
             raise MemoryError()
         self.nhelpers = 0
+        self._last_variant = -1
         self.tt = NULL
         self.set_hash(hash_mb)
 
@@ -875,6 +882,12 @@ cdef class SearchCore:
         if len(limits) != 3:
             raise ValueError("end_limits must give three limits")
         s.g = board._g
+        if s.g.variant != self._last_variant:
+            # Move-ordering statistics of another game mean nothing here.
+            clear_heuristics(s)
+            for i in range(self.nhelpers):
+                clear_heuristics(self.helpers[i])
+            self._last_variant = s.g.variant
         s.ev = self.own_eval[s.g.variant] if self.has_own_eval[s.g.variant] else EVAL[s.g.variant]
         s.stop = 0
         s.nodes = 0

@@ -312,18 +312,19 @@ def initial_weights(variant: Variant, path: Path | None = None) -> list[float]:
 
 
 def _fixed_columns(spec: str, variant: Variant) -> list[int]:
-    names = list(EVAL_TERM_NAMES)
+    """Columns named in ``spec``: terms, ``squareN``, ``squares`` (the whole man
+    table) and ``tempo``."""
+    names = weight_names(variant)
     fixed: list[int] = []
     for name in filter(None, (n.strip() for n in spec.split(","))):
         if name == "squares":
-            fixed.extend(range(len(names), len(names) + variant.squares))
-        elif name == "tempo":
-            fixed.append(len(names) + variant.squares)
+            fixed.extend(i for i, n in enumerate(names) if n.startswith("square"))
         elif name in names:
             fixed.append(names.index(name))
         else:
-            raise ValueError(f"unknown term {name!r} in --fix (terms: "
-                             f"{', '.join(names)}, squares, tempo)")
+            raise ValueError(f"unknown weight {name!r} in --fix (terms: "
+                             f"{', '.join(EVAL_TERM_NAMES)}; square1 to square{variant.squares}, "
+                             f"squares, tempo)")
     return fixed
 
 
@@ -390,8 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tp.add_argument("--out", type=Path, required=True, help="evaluation weights JSON to write")
     tp.add_argument("--start", type=Path, help="weights to start from (default: the shipped ones)")
     tp.add_argument("--fix", default="man",
-                    help="comma-separated terms kept at their current values (default: man); "
-                         "'squares' keeps the whole square table, 'tempo' the tempo bonus")
+                    help="comma-separated weights kept at their starting values (default: man): "
+                         "terms, squareN, 'squares' (the whole man table), 'tempo'")
     tp.add_argument("--score-share", type=float, default=0.5,
                     help="weight of the engine's in-game score against the game result in "
                          "the target, 0 to 1 (default 0.5; 0: results only)")
