@@ -316,3 +316,30 @@ def test_selfplay_and_tune_end_to_end(tmp_path: Path) -> None:
     engine = Engine(hash_mb=8, weights=out)
     assert engine.search(damier.Board(), depth=4).best_move in damier.Board().legal_moves
     assert data["terms"]["man"] == 100 and len(data["squares"]) == 50
+
+
+# ---------------------------------------------------------------------------------------
+# Late-move pruning (off by default)
+# ---------------------------------------------------------------------------------------
+
+def test_late_move_pruning_never_prunes_a_shot() -> None:
+    """With pruning on, every verified shot is still found: the first move of a shot
+    gives the opponent a capture, and such moves are never pruned."""
+    from test_engine import ALL_SHOTS
+
+    engine = Engine(hash_mb=16)
+    engine._core.set_pruning([3, 6, 10])
+    for shot in ALL_SHOTS:
+        board = damier.Board(shot.fen, variant=shot.variant)
+        engine.new_game()
+        result = engine.search(board, depth=shot.depth)
+        assert result.best_move == board.parse_move(shot.solution), shot.id
+
+
+def test_late_move_pruning_settings_are_checked() -> None:
+    core = Engine(hash_mb=8)._core
+    with pytest.raises(ValueError):
+        core.set_pruning([1, 2, 3, 4, 5, 6, 7, 8])
+    with pytest.raises(ValueError):
+        core.set_pruning([-1])
+    core.set_pruning([])
