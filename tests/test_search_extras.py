@@ -19,9 +19,6 @@ from damier.match import EngineSpecError, parse_engine_spec
 from damier.outcome import Termination
 from damier.rules import Rules
 
-np = pytest.importorskip("numpy")
-
-from damier import tuning  # noqa: E402  (needs numpy)
 
 
 # ---------------------------------------------------------------------------------------
@@ -232,8 +229,15 @@ def test_match_spec_takes_a_weights_file(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# The tuner's model of the evaluation
+# The tuner's model of the evaluation (the tuner needs numpy, a test dependency)
 # ---------------------------------------------------------------------------------------
+
+def _tuner():
+    """numpy and damier.tuning, or a skip where numpy is missing."""
+    numpy = pytest.importorskip("numpy")
+    from damier import tuning as module
+
+    return numpy, module
 
 def _random_boards(count: int, seed: int) -> list[damier.Board]:
     rng = random.Random(seed)
@@ -251,6 +255,7 @@ def _random_boards(count: int, seed: int) -> list[damier.Board]:
 def test_tuner_features_reproduce_the_evaluation() -> None:
     """X @ w (the tuner's model) is the engine's evaluation from White's side, up to
     integer rounding, in every position: lone-king endings included."""
+    np, tuning = _tuner()
     variant = damier.Board().variant
     weights = np.array(tuning.initial_weights(variant))
     boards = _random_boards(300, seed=11)
@@ -263,6 +268,7 @@ def test_tuner_features_reproduce_the_evaluation() -> None:
 
 def test_fit_recovers_known_weights() -> None:
     """Positions whose targets come from known weights: the fit finds them again."""
+    np, tuning = _tuner()
     rng = np.random.default_rng(5)
     n, columns = 4000, 4
     X = rng.integers(-3, 4, size=(n, columns)).astype(float)
@@ -279,6 +285,7 @@ def test_fit_recovers_known_weights() -> None:
 
 
 def test_targets_blend_results_and_scores() -> None:
+    np, tuning = _tuner()
     X = np.zeros((3, 1))
     positions = tuning.Positions(X, np.array([1.0, 0.0, 0.5]),
                                  np.array([0.0, float("nan"), 100.0]), np.arange(3),
@@ -290,6 +297,7 @@ def test_targets_blend_results_and_scores() -> None:
 
 
 def test_tune_command_reports_bad_records(tmp_path: Path, capsys) -> None:
+    np, tuning = _tuner()
     games = tmp_path / "games.jsonl"
     games.write_text('{"variant": "international", "moves": [], "result": 1}\n{oops\n')
     assert tuning.main(["tune", str(games), "--out", str(tmp_path / "w.json")]) == 2
@@ -297,6 +305,7 @@ def test_tune_command_reports_bad_records(tmp_path: Path, capsys) -> None:
 
 
 def test_selfplay_and_tune_end_to_end(tmp_path: Path) -> None:
+    np, tuning = _tuner()
     games = tmp_path / "games.jsonl"
     records = list(tuning.selfplay("international", 6, nodes=300, seed=4, out=games,
                                    progress=False))
