@@ -1016,7 +1016,9 @@ cdef class SearchCore:
 
     @property
     def end_class(self) -> int:
-        """The endgame class of the root (0: none) and, above, what it encodes."""
+        """The root's class of material for the endgame move-count rules: 0 none,
+        1 the five-move rule, 2 the sixteen-move rule, 3 + 4 * pieces the Russian
+        three-kings rule (see ``end_class``)."""
         return self._ecls
 
 
