@@ -31,6 +31,7 @@ from typing import Any
 from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate_position,
                           set_eval_params)
 from damier.board import Board
+from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
 from damier.variants import VARIANTS, Variant
 
 __all__ = ["Engine", "Clock", "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
@@ -342,27 +343,21 @@ class Engine:
     def _endgame_counts(board: Board) -> tuple[tuple[int, int, int], int]:
         """The plies that draw under the five-move, sixteen-move and three-kings
         rules (0: off), and the plies already played in the current position's
-        class of material. The classes mirror ``end_class`` in the core."""
+        class of material (the classes of :mod:`damier.outcome`)."""
         rules = board.rules
         limits = tuple(2 * n if n else 0 for n in (rules.five_moves_limit,
                                                     rules.sixteen_moves_limit,
                                                     rules.three_kings_limit))
 
         def material_class(s: Any) -> int:
-            if s.white_men == 0 and s.white_kings == 1:
-                kings, other = s.black_kings, s.black_men + s.black_kings
-            elif s.black_men == 0 and s.black_kings == 1:
-                kings, other = s.white_kings, s.white_men + s.white_kings
-            else:
-                return 0
-            if kings == 0:
-                return 0
-            if other <= 2 and limits[0]:
+            # the classes of damier.outcome, numbered as end_class in the core numbers them
+            lone = _lone_king_class(s)
+            if lone == _FIVE and limits[0]:
                 return 1
-            if other == 3 and limits[1]:
+            if lone == _SIXTEEN and limits[1]:
                 return 2
-            if other == kings >= 3 and limits[2]:
-                return 3 + 4 * other
+            if limits[2] and _is_three_kings_vs_king(s):
+                return 3 + 4 * s.pieces   # a capture starts a new count
             return 0
 
         snapshots = board._snapshots
