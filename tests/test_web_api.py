@@ -43,7 +43,8 @@ PDN_WITH_VARIATIONS = """[Event "Import test"]
 
 @pytest.fixture()
 def client(tmp_path):
-    app = create_app(tmp_path / "games.sqlite3", movetime=0.05, analysis_seconds=5)
+    app = create_app(tmp_path / "games.sqlite3", movetime=0.05, analysis_seconds=5,
+                     allowed_hosts=["testserver"])
     with TestClient(app) as c:
         yield c
 
@@ -290,7 +291,7 @@ def test_engine_moves_first_when_human_plays_black(client):
 
 
 def test_engine_thinks_off_the_event_loop(tmp_path):
-    app = create_app(tmp_path / "slow.sqlite3", movetime=2.0)
+    app = create_app(tmp_path / "slow.sqlite3", movetime=2.0, allowed_hosts=["testserver"])
     with TestClient(app) as client:
         gid = new_game(client, color="black", level=10)["id"]   # the engine starts thinking
         other = new_game(client, color="black", level=10)["id"]  # a second game, a second engine
@@ -639,7 +640,7 @@ def test_report_marks_a_blunder(tmp_path):
         board.push(move)
     assert [len(m.captures) for m in board.legal_moves] == [2]
     db = tmp_path / "report.sqlite3"
-    with TestClient(create_app(db, movetime=0.05)) as client:
+    with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"])) as client:
         gid = finished_game(client, BLUNDER_GAME, white="Ann", black="Bob")
         with client.websocket_connect(f"/ws/games/{gid}") as ws:
             assert ws.receive_json()["game"]["report"] == {"status": "none"}
@@ -691,17 +692,19 @@ def test_report_marks_a_blunder(tmp_path):
         assert black["mistakes"] == 0
         state = client.get(f"/api/games/{gid}").json()
         assert state["report"]["status"] == "done" and not state["report"]["stale"]
-    # stored: a new server finds it, in its own table of a version 2 database
+        cookies = dict(client.cookies)
+    # stored: a new server finds it, in its own table of the database
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         row = con.execute("SELECT moves FROM reports WHERE game_id = ?", (gid,)).fetchone()
         assert json.loads(row[0]) == BLUNDER_GAME
-    with TestClient(create_app(db, movetime=0.05)) as client:
+    with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"]),
+                    cookies=cookies) as client:
         again = client.get(f"/api/games/{gid}/analysis").json()
         assert again["plies"] == report["plies"] and again["summary"] == report["summary"]
         assert client.get(f"/api/games/{gid}").json()["report"]["status"] == "done"
-        # deleting the game deletes its report
-        client.delete(f"/api/games/{gid}")
+        # deleting the game (its owner may) deletes its report
+        assert client.delete(f"/api/games/{gid}").status_code == 200
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT COUNT(*) FROM reports").fetchone()[0] == 0
 
@@ -851,9 +854,9 @@ def test_store_migrates_a_version_1_database(tmp_path):
     assert store.get_report("gone") is None
     store.close()
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 3
     with sqlite3.connect(db) as con:
-        con.execute("PRAGMA user_version=3")
+        con.execute("PRAGMA user_version=4")
     with pytest.raises(RuntimeError, match="newer damier"):
         GameStore(db)
 
@@ -863,18 +866,21 @@ def test_store_migrates_a_version_1_database(tmp_path):
 
 def test_games_survive_a_new_server(tmp_path):
     db = tmp_path / "keep.sqlite3"
-    with TestClient(create_app(db, movetime=0.05)) as client:
+    with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"])) as client:
         gid = new_game(client, color="white", level=1)["id"]
         client.post(f"/api/games/{gid}/move", json={"move": "32-28"})
         before = wait_for(client, gid, lambda s: len(s["moves"]) == 2 and idle(s))
+        cookies = dict(client.cookies)
     with sqlite3.connect(db) as con:
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         row = con.execute("SELECT moves, human, level FROM games WHERE id = ?", (gid,)).fetchone()
         assert json.loads(row[0]) == texts(before) and row[1:] == ("white", 1)
-    with TestClient(create_app(db, movetime=0.05)) as client:
+    with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"]),
+                    cookies=cookies) as client:   # the same player, back on a new server
         after = client.get(f"/api/games/{gid}").json()
         assert texts(after) == texts(before) and after["fen"] == before["fen"]
         assert client.get("/api/games").json()["total"] == 1
+        assert after["you"] == {"owner": True, "seats": ["white"], "spectator": False}
 
 
 def test_store_directly(tmp_path):

@@ -44,23 +44,28 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from damier.board import Board
-from damier.engine import Engine, SearchInfo, format_score
+from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import InvalidFenError
 from damier.piece import WHITE
 from damier.variants import get_variant
+from damier.web.access import (Viewer, adopt, is_local, require_owner, require_player,
+                               require_seat, viewer_of)
+from damier.web.engines import EnginePool, Job, JobStopped, PooledEngine
 from damier.web.report import ReportCancelled, analyse_game, pv_texts, white_score
+from damier.web.security import Guard
 from damier.web.session import (HUMAN_CHOICES, ApiError, GameSession, all_variants,
                                 capture_explanation, import_pdn, move_info, variant_info)
 from damier.web.storage import GameStore
 
 try:  # the web extra
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route, WebSocketRoute
@@ -84,8 +89,22 @@ MAX_MULTIPV = 5
 ANALYSIS_SECONDS = 60.0
 """An analysis stops by itself after this long."""
 ANALYSIS_MAX_DEPTH = 40
+MAX_OFFSET = 10**9
+"""The largest ``offset`` of the list of games."""
 MAX_SESSIONS = 64
-"""Games kept in memory (with their engines); idle ones beyond this are dropped."""
+"""Games kept in memory; idle ones beyond this are dropped (they stay stored)."""
+DEFAULT_ENGINES = 2
+"""Engines in the shared pool: searches that run at once (more wait their turn)."""
+DEFAULT_HASH_MB = 16
+"""Each pooled engine's hash table (MiB)."""
+MAX_SOCKETS = 512
+"""WebSocket connections at once on the whole server; more are refused (close 1013)."""
+MAX_WATCHERS = 128
+"""WebSocket connections at once on one game."""
+BODY_TIMEOUT = 10.0
+"""Seconds a client may take to send a request body."""
+IMPORT_SECONDS = 20.0
+"""Seconds of work an import may take; the games read by then are kept."""
 
 REPORT_DEPTH = 12
 """A game report's depth per position when the request gives neither depth nor movetime."""
@@ -119,11 +138,21 @@ async def read_body(request: "Request", limit: int) -> bytes:
                            limit=limit)
     chunks = []
     total = 0
-    async for chunk in request.stream():
-        total += len(chunk)
-        if total > limit:
-            raise ApiError(413, f"request body too large: more than {limit} bytes", limit=limit)
-        chunks.append(chunk)
+
+    async def read() -> None:
+        nonlocal total
+        async for chunk in request.stream():
+            total += len(chunk)
+            if total > limit:
+                raise ApiError(413, f"request body too large: more than {limit} bytes",
+                               limit=limit)
+            chunks.append(chunk)
+
+    try:
+        await asyncio.wait_for(read(), BODY_TIMEOUT)
+    except asyncio.TimeoutError:
+        raise ApiError(408, f"the request body did not arrive within {BODY_TIMEOUT:g} seconds "
+                       f"({total} bytes came)") from None
     return b"".join(chunks)
 
 
@@ -137,6 +166,10 @@ async def read_json(request: "Request", allowed: tuple[str, ...], *,
         data = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ApiError(400, f"request body is not valid JSON: {err}") from None
+    except RecursionError:
+        raise ApiError(400, "request body is not valid JSON here: it is nested too deeply") from None
+    except ValueError as err:  # e.g. a number of more digits than Python converts
+        raise ApiError(400, f"request body is not valid JSON here: {str(err)[:100]}") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"request body must be a JSON object, not {type(data).__name__}")
     unknown = sorted(set(data) - set(allowed))
@@ -146,15 +179,21 @@ async def read_json(request: "Request", allowed: tuple[str, ...], *,
     return data
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """``value`` as JSON for an error message, cut to ``limit`` characters."""
+    text = json.dumps(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def get_int(data: dict[str, Any], name: str, default: int | None = None, *,
             lo: int | None = None, hi: int | None = None) -> int | None:
     value = data.get(name, default)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f"{name} must be an integer, got {json.dumps(value)}", field=name)
+        raise ApiError(400, f"{name} must be an integer, got {shown(value)}", field=name)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ApiError(400, f"{name} must be between {lo} and {hi}, got {value}", field=name)
+        raise ApiError(400, f"{name} must be between {lo} and {hi}, got {shown(value)}", field=name)
     return value
 
 
@@ -164,7 +203,7 @@ def get_str(data: dict[str, Any], name: str, default: str | None = None, *,
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ApiError(400, f"{name} must be a string, got {json.dumps(value)}", field=name)
+        raise ApiError(400, f"{name} must be a string, got {shown(value)}", field=name)
     if len(value) > max_len:
         raise ApiError(400, f"{name} is too long (at most {max_len} characters)", field=name)
     if choices is not None and value not in choices:
@@ -179,7 +218,7 @@ def get_seconds(data: dict[str, Any], name: str, *, lo: float, hi: float) -> flo
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ApiError(400, f"{name} must be a number of seconds, got {json.dumps(value)}",
+        raise ApiError(400, f"{name} must be a number of seconds, got {shown(value)}",
                        field=name)
     if not lo <= value <= hi:
         raise ApiError(400, f"{name} must be between {lo:g} and {hi:g} seconds, got {value:g}",
@@ -203,10 +242,15 @@ def move_spec(data: dict[str, Any]) -> dict[str, Any]:
         if any(k in data for k in ("from", "to", "path", "captures")):
             raise ApiError(400, "give either move (text) or from/to, not both")
         text = get_str(data, "move", max_len=200)
+        if text is None or not text.strip():
+            raise ApiError(400, 'move must be a move in text, e.g. "32-28"', field="move")
         return {"move": text}
     if "from" not in data or "to" not in data:
         raise ApiError(400, 'a move needs "move" (e.g. "32-28") or "from" and "to" squares')
-    spec: dict[str, Any] = {"from": get_int(data, "from"), "to": get_int(data, "to")}
+    spec: dict[str, Any] = {"from": get_int(data, "from", lo=0, hi=1000),
+                            "to": get_int(data, "to", lo=0, hi=1000)}
+    if spec["from"] is None or spec["to"] is None:
+        raise ApiError(400, '"from" and "to" must be square numbers')
     path = get_squares(data, "path")
     if path is not None:
         if len(path) < 2:
@@ -241,7 +285,7 @@ class Subscriber:
 
 
 class LiveGame:
-    """A game in memory: its session, its engines and the pages watching it."""
+    """A game in memory: its session, its searches and the pages watching it."""
 
     def __init__(self, session: GameSession) -> None:
         self.session = session
@@ -249,16 +293,14 @@ class LiveGame:
         self.generation = 0  # bumped by every change that makes a running search stale
         self.engine_task: asyncio.Task[None] | None = None
         self.analysis_task: asyncio.Task[None] | None = None
-        self.analysis_stop = threading.Event()
-        self._play_engine: Engine | None = None
-        self._analysis_engine: Engine | None = None
+        self.play_job: Job | None = None
+        self.analysis_job = Job()
         self.lock = asyncio.Lock()
         self.last_used = time.monotonic()
         self.last_info: dict[str, Any] | None = None
-        # the game report: its task, its engine and how far it got
+        # the game report: its task, its searches and how far it got
         self.report_task: asyncio.Task[None] | None = None
-        self.report_stop = threading.Event()
-        self.report_engine: Engine | None = None
+        self.report_job = Job()
         self.report_progress: dict[str, Any] = {}
         self.report_partial: dict[str, list[Any]] = {"positions": [], "plies": []}
         self._report_info: dict[str, Any] | None | bool = False  # False: not read yet
@@ -275,33 +317,17 @@ class LiveGame:
     def reporting(self) -> bool:
         return self.report_task is not None and not self.report_task.done()
 
-    def play_engine(self) -> Engine:
-        level = self.session.record.level
-        if self._play_engine is None:
-            self._play_engine = Engine(hash_mb=16, level=level)
-        self._play_engine.set_level(level)
-        return self._play_engine
-
-    def analysis_engine(self) -> Engine:
-        if self._analysis_engine is None:
-            self._analysis_engine = Engine(hash_mb=16, level=10)
-        return self._analysis_engine
-
     def stop_engines(self) -> None:
         self.generation += 1
-        if self._play_engine is not None:
-            self._play_engine.stop()
+        if self.play_job is not None:
+            self.play_job.stop()
         self.stop_analysis()
 
     def stop_analysis(self) -> None:
-        self.analysis_stop.set()
-        if self._analysis_engine is not None:
-            self._analysis_engine.stop()
+        self.analysis_job.stop()
 
     def stop_report(self) -> None:
-        self.report_stop.set()
-        if self.report_engine is not None:
-            self.report_engine.stop()
+        self.report_job.stop()
 
     def report_info(self) -> dict[str, Any] | None:
         """What the stored report was made from (cached), or None."""
@@ -352,17 +378,20 @@ def next_version() -> int:
 
 
 class GameHub:
-    """The games in memory, the engine threads and the store."""
+    """The games in memory, the shared engine pool, the worker threads and the store."""
 
     def __init__(self, store: GameStore, *, movetime: dict[int, float] | float | None = None,
-                 analysis_seconds: float = ANALYSIS_SECONDS, workers: int = 8) -> None:
+                 analysis_seconds: float = ANALYSIS_SECONDS, workers: int = 8,
+                 engines: int = DEFAULT_ENGINES, hash_mb: int = DEFAULT_HASH_MB) -> None:
         self.store = store
         if movetime is None:
             movetime = DEFAULT_MOVETIME
         self.movetime = movetime
         self.analysis_seconds = analysis_seconds
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="damier-engine")
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="damier-web")
+        self.pool = EnginePool(size=engines, hash_mb=hash_mb)
         self.games: dict[str, LiveGame] = {}
+        self.sockets = 0
 
     def movetime_for(self, level: int) -> float:
         if isinstance(self.movetime, dict):
@@ -392,6 +421,11 @@ class GameHub:
             live.stop_engines()
             live.stop_report()
 
+    def release(self, live: LiveGame) -> None:
+        """Drops a game nobody watches and nothing runs for from memory (it is stored)."""
+        if live.idle() and not live.lock.locked() and self.games.get(live.session.id) is live:
+            del self.games[live.session.id]
+
     def _evict(self) -> None:
         if len(self.games) <= MAX_SESSIONS:
             return
@@ -403,6 +437,7 @@ class GameHub:
         for live in self.games.values():
             live.stop_engines()
             live.stop_report()
+        self.pool.shutdown()
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     # -- changes ----------------------------------------------------------------------------
@@ -430,8 +465,10 @@ class GameHub:
         generation = live.generation
         session = live.session
         board = session.board.copy()
-        engine = live.play_engine()
-        movetime = self.movetime_for(session.record.level)
+        level = session.record.level
+        movetime = self.movetime_for(level)
+        job = Job()
+        live.play_job = job
 
         def info(i: SearchInfo) -> None:
             if i.multipv != 1:  # below level 10 the engine looks at every move; show the best
@@ -443,17 +480,24 @@ class GameHub:
                        "pv": pv_texts(board, i.pv), "fen": board.fen(), "ply": len(board.move_stack)}
             loop.call_soon_threadsafe(self._info, live, generation, message)
 
+        def search(engine: Engine) -> SearchResult:
+            engine.set_level(level)
+            return engine.search(board, movetime=movetime, info=job.watch(engine, info))
+
         live.broadcast({"type": "engine", "thinking": True})
         try:
-            result = await loop.run_in_executor(
-                self.executor, lambda: engine.search(board, movetime=movetime, info=info))
+            result = await asyncio.wrap_future(self.pool.submit(job, search))
+        except JobStopped:
+            live.engine_task = None
+            live.broadcast({"type": "engine", "thinking": False})
+            return
         except Exception:  # pragma: no cover - an engine failure must not kill the loop
             log.exception("engine search failed in game %s", session.id)
             live.engine_task = None
             live.broadcast({"type": "engine", "thinking": False, "error": "the engine failed"})
             return
         live.engine_task = None
-        if live.generation != generation or result.best_move is None:
+        if live.generation != generation or result.best_move is None or job.stopped.is_set():
             live.broadcast({"type": "engine", "thinking": False})
             return
         try:
@@ -489,37 +533,43 @@ class GameHub:
             for text in session.record.moves[:ply]:
                 board.push(text)
         live.stop_analysis()
-        stop = threading.Event()
-        live.analysis_stop = stop
+        job = Job()
+        live.analysis_job = job
         live.analysis_task = asyncio.get_running_loop().create_task(
-            self._analyse(live, board, multipv, stop))
+            self._analyse(live, board, multipv, job))
 
-    async def _analyse(self, live: LiveGame, board: Board, multipv: int,
-                       stop: threading.Event) -> None:
-        loop = asyncio.get_running_loop()
-        engine = live.analysis_engine()
+    async def _analyse(self, live: LiveGame, board: Board, multipv: int, job: Job) -> None:
+        """Deeper and deeper searches of ``board``, each sent to the pages, until stopped,
+        ``analysis_seconds`` have passed, or the result is known. Each depth queues for an
+        engine of the pool anew, so many analyses share the engines in turn."""
         deadline = time.monotonic() + self.analysis_seconds
         fen = board.fen()
         ply = len(board.move_stack)
         legal = board.legal_moves
 
         def send(message: dict[str, Any]) -> None:
-            if not stop.is_set():
-                loop.call_soon_threadsafe(live.broadcast, message)
+            if not job.stopped.is_set():
+                live.broadcast(message)
 
-        def run() -> None:
+        live.broadcast({"type": "analysis_started", "fen": fen, "ply": ply, "multipv": multipv})
+        last_depth = 0
+        try:
             if not legal:
                 send({"type": "analysis", "fen": fen, "ply": ply, "depth": 0, "lines": [],
                       "done": True})
                 return
-            last_depth = 0
             for depth in range(1, ANALYSIS_MAX_DEPTH + 1):
-                if stop.is_set() or time.monotonic() > deadline:
+                if job.stopped.is_set() or time.monotonic() > deadline:
                     break
-                left = deadline - time.monotonic()
-                results = engine.analyse(board, multipv=multipv, depth=depth,
-                                         movetime=max(0.05, left))
-                if stop.is_set() or not results or results[0].depth < depth:
+                left = max(0.05, deadline - time.monotonic())
+
+                def run(engine: Engine, depth: int = depth, left: float = left
+                        ) -> list[SearchResult]:
+                    return engine.analyse(board, multipv=multipv, depth=depth, movetime=left,
+                                          info=job.watch(engine))
+
+                results = await asyncio.wrap_future(self.pool.submit(job, run))
+                if job.stopped.is_set() or not results or results[0].depth < depth:
                     break
                 lines = []
                 for r in results:
@@ -535,14 +585,15 @@ class GameHub:
                     break
             send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
                   "lines": None, "done": True})
-
-        live.broadcast({"type": "analysis_started", "fen": fen, "ply": ply, "multipv": multipv})
-        try:
-            await loop.run_in_executor(self.executor, run)
+        except JobStopped:
+            pass
         except Exception:  # pragma: no cover
             log.exception("analysis failed in game %s", live.session.id)
-        if live.analysis_stop is stop:
-            live.analysis_task = None
+        finally:
+            if live.analysis_job is job:
+                live.analysis_task = None
+            if not live.subscribers:
+                asyncio.get_running_loop().call_soon(self.release, live)
 
     # -- game reports ----------------------------------------------------------------------------
 
@@ -569,24 +620,22 @@ class GameHub:
         elif depth is None:
             depth = ANALYSIS_MAX_DEPTH
         plies = len(session.record.moves)
-        stop = threading.Event()
-        live.report_stop = stop
+        job = Job()
+        live.report_job = job
         live.report_progress = {"ply": 0, "plies": plies, "depth": depth, "movetime": movetime}
         live.report_partial = {"positions": [], "plies": []}
         live.report_task = asyncio.get_running_loop().create_task(
-            self._report(live, depth, movetime, stop))
+            self._report(live, depth, movetime, job))
         return {"status": "running", **live.report_progress}
 
-    async def _report(self, live: LiveGame, depth: int, movetime: float,
-                      stop: threading.Event) -> None:
+    async def _report(self, live: LiveGame, depth: int, movetime: float, job: Job) -> None:
         loop = asyncio.get_running_loop()
         session = live.session
         rec = session.record
         game_id, start_fen, moves = rec.id, rec.start_fen, list(rec.moves)
         white, black, variant = rec.white, rec.black, session.variant.name
-        if live.report_engine is None:
-            live.report_engine = Engine(hash_mb=16, level=10)
-        engine = live.report_engine
+        stop = job.stopped
+        engine = PooledEngine(self.pool, job)  # each position takes its turn in the pool
 
         def progress(ply: int, plies: int, position: dict[str, Any],
                      move: dict[str, Any] | None) -> None:
@@ -595,7 +644,8 @@ class GameHub:
             loop.call_soon_threadsafe(self._report_progress, live, stop, message)
 
         def run() -> dict[str, Any]:
-            report = analyse_game(start_fen, variant, moves, engine, depth=depth,
+            report = analyse_game(start_fen, variant, moves, engine,  # type: ignore[arg-type]
+                                  depth=depth,
                                   movetime=movetime, white=white, black=black,
                                   progress=progress, stop=stop)
             report["game_id"] = game_id
@@ -610,12 +660,12 @@ class GameHub:
         error = None
         try:
             report = await loop.run_in_executor(self.executor, run)
-        except ReportCancelled:
+        except (ReportCancelled, JobStopped):
             pass
         except Exception:  # pragma: no cover - an engine failure must not kill the loop
             log.exception("game report failed in game %s", game_id)
             error = "the analysis failed"
-        if live.report_stop is stop:
+        if live.report_job is job:
             live.report_task = None
             live.report_progress = {}
             live.report_partial = {"positions": [], "plies": []}
@@ -629,7 +679,7 @@ class GameHub:
 
     def _report_progress(self, live: LiveGame, stop: threading.Event,
                          message: dict[str, Any]) -> None:
-        if live.report_stop is stop and not stop.is_set():
+        if live.report_job.stopped is stop and not stop.is_set():
             live.report_progress.update(ply=message["ply"], plies=message["plies"])
             live.report_partial["positions"].append(message["position"])
             if message["move"] is not None:
@@ -643,10 +693,10 @@ class GameHub:
         session = live.session
         board = session.board.copy()
         live.stop_analysis()
-        engine = live.analysis_engine()
         movetime = min(0.5, self.movetime_for(10))
-        results = await asyncio.get_running_loop().run_in_executor(
-            self.executor, lambda: engine.analyse(board, multipv=1, depth=12, movetime=movetime))
+        job = Job()
+        results = await asyncio.wrap_future(self.pool.submit(
+            job, lambda engine: engine.analyse(board, multipv=1, depth=12, movetime=movetime)))
         score = results[0].score if results else 0
         engine_is_white = session.record.human == "black"
         engine_view = score if (board.turn == WHITE) == engine_is_white else -score
@@ -662,15 +712,21 @@ class GameHub:
 
 def create_app(db: str | Path = "damier-games.sqlite3", *,
                movetime: dict[int, float] | float | None = None,
-               analysis_seconds: float = ANALYSIS_SECONDS) -> "Starlette":
+               analysis_seconds: float = ANALYSIS_SECONDS,
+               allowed_hosts: Iterable[str] = (), engines: int = DEFAULT_ENGINES,
+               hash_mb: int = DEFAULT_HASH_MB) -> "Starlette":
     """The Starlette app serving the games stored in the SQLite file ``db``.
 
     ``movetime``: the engine's seconds per move (one number, or by level).
+    ``allowed_hosts``: host names the server answers to besides IP addresses and
+    ``localhost`` (see :mod:`damier.web.security`). ``engines`` and ``hash_mb``: the
+    shared engine pool (searches at once, and each one's hash table in MiB).
     """
     if Starlette is None:
         raise RuntimeError("the web app needs Starlette: pip install 'damier[web]'")
     store = GameStore(db)
-    hub = GameHub(store, movetime=movetime, analysis_seconds=analysis_seconds)
+    hub = GameHub(store, movetime=movetime, analysis_seconds=analysis_seconds,
+                  engines=engines, hash_mb=hash_mb)
 
     def ok(data: Any, status: int = 200) -> JSONResponse:
         return JSONResponse(data, status_code=status)
@@ -681,11 +737,39 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 return await handler(request)
             except ApiError as err:
                 return JSONResponse(err.payload(), status_code=err.status)
+            except Exception:  # a bug: a JSON 500 that keeps the connection usable
+                log.exception("unexpected error in %s %s", request.method, request.url.path)
+                return JSONResponse({"error": "internal error (the server's log has the "
+                                              "details)", "status": 500}, status_code=500)
         endpoint.__name__ = handler.__name__
         return endpoint
 
     def game_id(request: Request) -> str:
         return request.path_params["game_id"]
+
+    def player(conn: "Request | WebSocket") -> str:
+        return str(conn.scope.get("state", {}).get("player", ""))
+
+    def local(conn: "Request | WebSocket") -> bool:
+        return is_local(conn.client.host if conn.client else None)
+
+    def viewer(conn: "Request | WebSocket", live: LiveGame) -> Viewer:
+        return viewer_of(live.session.record, player(conn), local=local(conn))
+
+    def allow(conn: "Request | WebSocket", live: LiveGame, check: Callable[..., None],
+              *args: Any) -> Viewer:
+        """Checks ``conn``'s right (``check`` of :mod:`damier.web.access`); a game without
+        an owner is adopted by its first local player's change."""
+        v = viewer(conn, live)
+        check(live.session.record, v, *args)
+        if v.adoptable:
+            adopt(live.session.record, v.player)
+            store.save(live.session.record)
+            v = viewer(conn, live)
+        return v
+
+    def with_viewer(state: dict[str, Any], v: Viewer) -> dict[str, Any]:
+        return {**state, "you": v.as_json()}
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
@@ -704,10 +788,12 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             offset = int(params.get("offset", "0"))
         except ValueError:
             raise ApiError(400, "limit and offset must be integers") from None
-        if not 1 <= limit <= 500 or offset < 0:
-            raise ApiError(400, "limit must be 1-500 and offset at least 0")
-        records = store.list(limit=limit, offset=offset)
-        return ok({"games": [r.summary() for r in records], "total": store.count(),
+        if not 1 <= limit <= 500 or not 0 <= offset <= MAX_OFFSET:
+            raise ApiError(400, f"limit must be 1-500 and offset 0-{MAX_OFFSET}")
+        who, unowned = player(request), local(request)
+        records = store.list(limit=limit, offset=offset, player=who, unowned=unowned)
+        return ok({"games": [r.summary() for r in records],
+                   "total": store.count(player=who, unowned=unowned),
                    "limit": limit, "offset": offset})
 
     @api
@@ -719,21 +805,23 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             level=get_int(data, "level", 5, lo=1, hi=10),
             fen=get_str(data, "fen", None, max_len=400) or None,
             white=get_str(data, "white", None, max_len=100),
-            black=get_str(data, "black", None, max_len=100))
+            black=get_str(data, "black", None, max_len=100),
+            owner=player(request))
         live = hub.add(session)
         state = hub.changed(live)
-        return ok(state, 201)
+        return ok(with_viewer(state, viewer(request, live)), 201)
 
     @api
     async def get_game(request: Request) -> Response:
         live = hub.get(game_id(request))
         hub.maybe_start_engine(live)
-        return ok(live.state())
+        return ok(with_viewer(live.state(), viewer(request, live)))
 
     @api
     async def delete_game(request: Request) -> Response:
         gid = game_id(request)
-        hub.get(gid)
+        live = hub.get(gid)
+        allow(request, live, require_owner, "delete it")
         hub.forget(gid)
         store.delete(gid)
         return ok({"deleted": gid})
@@ -744,14 +832,20 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         data = await read_json(request, ("move", "from", "to", "path", "captures"))
         spec = move_spec(data)
         async with live.lock:
+            turn = "white" if live.session.board.turn == WHITE else "black"
+            v = allow(request, live, require_player, "move")
+            if live.session.record.seat(turn) is not None:  # a person's seat: theirs only
+                require_seat(live.session.record, v, turn, "move")
+            # else the engine's turn: the session says so (409)
             played = live.session.play(spec)
             live.stop_engines()
             state = hub.changed(live, played=played.text)
-        return ok({"played": played.text, "game": state})
+        return ok({"played": played.text, "game": with_viewer(state, v)})
 
     @api
     async def undo(request: Request) -> Response:
         live = hub.get(game_id(request))
+        allow(request, live, require_player, "take moves back")
         data = await read_json(request, ("count",))
         count = get_int(data, "count", None, lo=1, hi=10000)
         async with live.lock:
@@ -764,22 +858,24 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             state = hub.changed(live) if n else live.state()
             if not n:
                 live.broadcast({"type": "state", "game": state})
-        return ok({"undone": n, "game": state})
+        return ok({"undone": n, "game": with_viewer(state, viewer(request, live))})
 
     @api
     async def redo(request: Request) -> Response:
         live = hub.get(game_id(request))
+        allow(request, live, require_player, "replay moves")
         data = await read_json(request, ("count",))
         count = get_int(data, "count", 1, lo=1, hi=10000)
         async with live.lock:
             live.stop_engines()
             n = live.session.redo(count)
             state = hub.changed(live)
-        return ok({"redone": n, "game": state})
+        return ok({"redone": n, "game": with_viewer(state, viewer(request, live))})
 
     @api
     async def set_line(request: Request) -> Response:
         live = hub.get(game_id(request))
+        allow(request, live, require_player, "change the moves")
         data = await read_json(request, ("moves",), limit=IMPORT_LIMIT)
         moves = data.get("moves")
         if not isinstance(moves, list) or any(not isinstance(m, str) for m in moves):
@@ -791,7 +887,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 live.engine_task = None
             live.session.set_line(moves)
             state = hub.changed(live)
-        return ok({"game": state})
+        return ok({"game": with_viewer(state, viewer(request, live))})
 
     @api
     async def resign(request: Request) -> Response:
@@ -800,15 +896,17 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         human = live.session.record.human
         default = human if human in ("white", "black") else live.session.state()["turn"]
         color = get_str(data, "color", default, choices=("white", "black"))
+        allow(request, live, require_seat, color or default, "resign")
         async with live.lock:
             live.stop_engines()
             live.session.resign(color)
             state = hub.changed(live)
-        return ok({"game": state})
+        return ok({"game": with_viewer(state, viewer(request, live))})
 
     @api
     async def offer_draw(request: Request) -> Response:
         live = hub.get(game_id(request))
+        allow(request, live, require_player, "offer a draw")
         await read_json(request, ())
         session = live.session
         async with live.lock:
@@ -824,17 +922,19 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 live.stop_engines()
                 session.agree_draw()
             state = hub.changed(live, draw_offer={"accepted": accepted, "reason": reason})
-        return ok({"accepted": accepted, "reason": reason, "game": state})
+        return ok({"accepted": accepted, "reason": reason,
+                   "game": with_viewer(state, viewer(request, live))})
 
     @api
     async def go(request: Request) -> Response:
         live = hub.get(game_id(request))
+        allow(request, live, require_player, "ask the engine to move")
         await read_json(request, ())
         session = live.session
         session.check_can_move(by_engine=True)
         if not hub.maybe_start_engine(live, force=True) and not live.thinking:
             raise ApiError(409, "the engine cannot move now")
-        return ok({"game": live.state()})
+        return ok({"game": with_viewer(live.state(), viewer(request, live))})
 
     @api
     async def export_pdn(request: Request) -> Response:
@@ -847,6 +947,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     @api
     async def start_report(request: Request) -> Response:
         live = hub.get(game_id(request))
+        allow(request, live, require_player, "start an analysis of the game")
         data = await read_json(request, ("depth", "movetime"))
         depth = get_int(data, "depth", None, lo=1, hi=REPORT_MAX_DEPTH)
         movetime = get_seconds(data, "movetime", lo=REPORT_MIN_MOVETIME, hi=REPORT_MAX_MOVETIME)
@@ -872,6 +973,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     async def delete_report(request: Request) -> Response:
         gid = game_id(request)
         live = hub.get(gid)
+        allow(request, live, require_player, "stop or delete the analysis of the game")
         stopped = live.reporting
         live.stop_report()
         deleted = store.delete_report(gid)
@@ -896,8 +998,10 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 text = body.decode("latin-1")
         if not text.strip():
             raise ApiError(400, "the PDN is empty")
+        deadline = time.monotonic() + IMPORT_SECONDS
         sessions, errors = await asyncio.get_running_loop().run_in_executor(
-            hub.executor, lambda: import_pdn(store, text))
+            hub.executor, lambda: import_pdn(store, text, owner=player(request),
+                                             deadline=deadline))
         if not sessions:
             raise ApiError(400, "no game could be read from the PDN"
                            + (f": {errors[0]}" if errors else ""), errors=errors[:20])
@@ -939,6 +1043,16 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             await websocket.close(code=4404)
             return
         await websocket.accept()
+        if hub.sockets >= MAX_SOCKETS or len(live.subscribers) >= MAX_WATCHERS:
+            busy = (f"the server has {hub.sockets} live connections (at most {MAX_SOCKETS})"
+                    if hub.sockets >= MAX_SOCKETS else
+                    f"this game has {len(live.subscribers)} watchers (at most {MAX_WATCHERS})")
+            await websocket.send_json({"type": "error", "error": busy + "; try again later",
+                                       "status": 503})
+            await websocket.close(code=1013)
+            hub.release(live)
+            return
+        hub.sockets += 1
         sub = Subscriber()
         live.subscribers.add(sub)
         sub.send({"type": "state", "game": live.state()})
@@ -951,13 +1065,22 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 message = await sub.queue.get()
                 if message is None:
                     return
+                if message.get("type") == "state":  # what this socket's player may do
+                    message = {**message, "you": viewer(websocket, live).as_json()}
                 await websocket.send_json(message)
 
         send_task = asyncio.get_running_loop().create_task(sender())
         try:
             while True:
-                raw = await websocket.receive_text()
-                reply = handle_ws_message(live, raw)
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    sub.send({"type": "error", "error": "binary messages are not understood: "
+                              "send JSON text"})
+                    continue
+                reply = handle_ws_message(websocket, live, raw)
                 if reply is not None:
                     sub.send(reply)
         except WebSocketDisconnect:
@@ -965,18 +1088,24 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         except Exception:  # pragma: no cover - a broken socket
             log.debug("websocket of game %s closed", gid, exc_info=True)
         finally:
+            hub.sockets -= 1
             live.subscribers.discard(sub)
             send_task.cancel()
             if not live.subscribers:
                 live.stop_analysis()
+                hub.release(live)
 
-    def handle_ws_message(live: LiveGame, raw: str) -> dict[str, Any] | None:
+    def handle_ws_message(websocket: WebSocket, live: LiveGame, raw: str) -> dict[str, Any] | None:
         if len(raw) > WS_MESSAGE_LIMIT:
             return {"type": "error", "error": f"message too large (at most {WS_MESSAGE_LIMIT} bytes)"}
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as err:
             return {"type": "error", "error": f"message is not valid JSON: {err}"}
+        except RecursionError:
+            return {"type": "error", "error": "message is nested too deeply"}
+        except ValueError as err:
+            return {"type": "error", "error": f"message is not valid JSON here: {str(err)[:100]}"}
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             return {"type": "error", "error": 'a message is a JSON object with a "type"'}
         kind = data["type"]
@@ -989,14 +1118,16 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 multipv = get_int(data, "multipv", 1, lo=1, hi=MAX_MULTIPV)
                 ply = get_int(data, "ply", None, lo=0, hi=100000)
                 fen = get_str(data, "fen", None, max_len=400)
+                allow(websocket, live, require_player, "analyse it")
                 hub.start_analysis(live, multipv=multipv or 1, ply=ply, fen=fen)
                 return None
             if kind == "stop":
+                allow(websocket, live, require_player, "stop its analysis")
                 live.stop_analysis()
                 return {"type": "analysis_stopped"}
         except ApiError as err:
-            return {"type": "error", "error": err.message}
-        return {"type": "error", "error": f"unknown message type {kind!r} "
+            return {"type": "error", "error": err.message, "status": err.status}
+        return {"type": "error", "error": f"unknown message type {kind[:40]!r} "
                 "(expected ping, state, analyse, stop)"}
 
     async def not_found(request: Request, exc: Exception) -> Response:
@@ -1039,6 +1170,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         store.close()
 
     app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(Guard, allowed_hosts=tuple(allowed_hosts))],
                     exception_handlers={404: not_found, 405: not_found})
     app.state.hub = hub
     app.state.store = store

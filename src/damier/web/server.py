@@ -3,6 +3,14 @@
 ``damier serve [--host 127.0.0.1] [--port 8000] [--db PATH]`` serves the page
 and the API; games are stored in the SQLite file ``--db`` (default
 ``damier-games.sqlite3`` in the current directory).
+
+By default the server listens on this machine only. ``--host 0.0.0.0`` opens it
+to the network (to play a friend on another device); it stays guarded as
+:mod:`damier.web.security` says: it answers to IP addresses and ``localhost``,
+and to the names given with ``--allowed-host``; changes come only from its own
+pages; each game's seats belong to the browsers that took them
+(:mod:`damier.web.access`). The engines are a fixed pool (``--engines`` of
+``--hash`` MiB each), so memory stays bounded whatever the number of visitors.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ __all__ = ["add_serve_parser", "serve_command"]
 
 def add_serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     serve = sub.add_parser(
-        "serve", help="play and analyse in a web browser (needs the web extra)",
+        "serve", help="play and analyse in a web browser",
         description="Serve the damier web app: play the engine, analyse, import and export "
         "PDN in a browser. Games are stored in an SQLite file.")
     serve.add_argument("--host", default="127.0.0.1",
@@ -23,6 +31,13 @@ def add_serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--db", default="damier-games.sqlite3",
                        help="SQLite file of the games (default: damier-games.sqlite3)")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a host name the server answers to besides IP addresses and "
+                       "localhost (e.g. the machine's name on the network); repeatable")
+    serve.add_argument("--engines", type=int, default=2,
+                       help="engine searches at once, shared by every game (default 2)")
+    serve.add_argument("--hash", type=int, default=16, metavar="MB",
+                       help="hash table of each engine in MiB (default 16)")
     serve.add_argument("--movetime", type=float, default=None,
                        help="seconds the engine thinks per move (default: by level, 0.5-2.5)")
     serve.add_argument("--log-level", default="warning",
@@ -34,7 +49,12 @@ def serve_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         import uvicorn
         from damier.web.app import create_app
-        app = create_app(args.db, movetime=args.movetime)
+        if not 1 <= args.engines <= 64:
+            raise RuntimeError(f"--engines must be 1-64, got {args.engines}")
+        if not 1 <= args.hash <= 4096:
+            raise RuntimeError(f"--hash must be 1-4096 MiB, got {args.hash}")
+        app = create_app(args.db, movetime=args.movetime, allowed_hosts=args.allowed_host,
+                         engines=args.engines, hash_mb=args.hash)
     except ImportError as exc:
         err.write(f"damier serve: the web extra is missing ({exc}); "
                   "install it with: pip install 'damier[web]'\n")
@@ -51,6 +71,10 @@ def serve_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     out.write(f"damier serve: http://{host}:{args.port}/  (games in {args.db}; Ctrl-C stops)\n")
     out.flush()
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        out.write("damier serve: listening beyond this machine: anyone on the network can "
+                  "open the page, watch games by their link and start games of their own\n")
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                ws_max_size=64 * 1024)
+                ws_max_size=64 * 1024, timeout_keep_alive=5, limit_concurrency=1000,
+                h11_max_incomplete_event_size=16 * 1024)
     return 0

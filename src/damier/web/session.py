@@ -24,6 +24,7 @@ damier.web.session.ApiError: illegal move '32-27': a capture is compulsory; lega
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,7 +140,9 @@ class GameSession:
     @classmethod
     def create(cls, store: GameStore, *, variant: str = "international", human: str = "white",
                level: int = 5, fen: str | None = None, white: str | None = None,
-               black: str | None = None) -> "GameSession":
+               black: str | None = None, owner: str | None = None) -> "GameSession":
+        """A new game stored in ``store``; ``owner`` (a player) holds the seats of the
+        colours that ``human`` names."""
         try:
             v = get_variant(variant)
         except ValueError as err:
@@ -156,8 +159,11 @@ class GameSession:
         engine_name = f"damier level {level}"
         names = {"white": ("You", engine_name), "black": (engine_name, "You"),
                  "both": ("White", "Black"), "none": (engine_name, engine_name)}[human]
+        white_seat = owner if human in ("white", "both") else None
+        black_seat = owner if human in ("black", "both") else None
         record = store.create(variant=v.name, start_fen=board.fen(), human=human, level=level,
-                              white=white or names[0], black=black or names[1])
+                              white=white or names[0], black=black or names[1], owner=owner,
+                              white_player=white_seat, black_player=black_seat)
         session = cls(store, record)
         session._update_result()
         return session
@@ -590,9 +596,12 @@ def _is_subsequence(squares: list[int], path: tuple[int, ...]) -> bool:
     return all(any(s == p for p in it) for s in squares)
 
 
-def import_pdn(store: GameStore, text: str, *, max_games: int = 100) -> tuple[list[GameSession], list[str]]:
-    """Reads every game of ``text`` into the store (as analysis games, ``human="both"``);
-    returns the sessions and the errors of the games that could not be read."""
+def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str | None = None,
+               deadline: float | None = None) -> tuple[list[GameSession], list[str]]:
+    """Reads every game of the PDN ``text`` (never a path) into the store, as analysis
+    games (``human="both"``) owned by ``owner``; returns the sessions and the errors of
+    the games that could not be read. Reading stops after ``max_games`` games, or when
+    ``time.monotonic()`` passes ``deadline``, keeping the games read by then."""
     errors: list[PdnError] = []
     sessions: list[GameSession] = []
     try:
@@ -600,6 +609,10 @@ def import_pdn(store: GameStore, text: str, *, max_games: int = 100) -> tuple[li
         for game in reader:
             if len(sessions) >= max_games:
                 errors.append(PdnError(f"only the first {max_games} games were imported"))
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                errors.append(PdnError(f"the import took too long: it stopped after "
+                                       f"{len(sessions)} games"))
                 break
             plies = len(game.mainline_moves())
             if plies > MAX_PLIES:
@@ -615,7 +628,8 @@ def import_pdn(store: GameStore, text: str, *, max_games: int = 100) -> tuple[li
             record = store.create(variant=game.variant.name, start_fen=start_fen, human="both",
                                   level=10, white=headers.get("White", "?"),
                                   black=headers.get("Black", "?"), moves=moves, headers=headers,
-                                  pdn=pdn.write_game(game))
+                                  pdn=pdn.write_game(game), owner=owner, white_player=owner,
+                                  black_player=owner)
             session = GameSession(store, record)
             session._update_result()
             sessions.append(session)

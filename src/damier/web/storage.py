@@ -36,8 +36,9 @@ from typing import Any
 
 __all__ = ["GameRecord", "GameStore", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 2
-"""1: the games table; 2: the reports table (game reports)."""
+SCHEMA_VERSION = 3
+"""1: the games table; 2: the reports table (game reports); 3: who owns a game and who
+holds its seats (``owner``, ``white_player``, ``black_player``)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -62,6 +63,13 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE INDEX IF NOT EXISTS games_updated ON games (updated_at);
 """
 
+_PLAYERS = """
+ALTER TABLE games ADD COLUMN owner TEXT;
+ALTER TABLE games ADD COLUMN white_player TEXT;
+ALTER TABLE games ADD COLUMN black_player TEXT;
+CREATE INDEX IF NOT EXISTS games_owner ON games (owner);
+"""
+
 _REPORTS = """
 CREATE TABLE IF NOT EXISTS reports (
     game_id TEXT PRIMARY KEY,
@@ -72,12 +80,12 @@ CREATE TABLE IF NOT EXISTS reports (
 );
 """
 
-_MIGRATIONS = {2: _REPORTS}
+_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS}
 """The statements that bring a database of schema ``version - 1`` to ``version``."""
 
 _COLUMNS = ("id", "variant", "start_fen", "moves", "redo", "white", "black", "human", "level",
             "result", "termination", "termination_text", "winner", "headers", "pdn",
-            "created_at", "updated_at")
+            "created_at", "updated_at", "owner", "white_player", "black_player")
 
 
 def _now() -> str:
@@ -95,6 +103,10 @@ class GameRecord:
     ``result`` is ``*`` while the game goes on, else ``1-0``, ``0-1`` or
     ``1/2-1/2``; ``termination`` is a :class:`damier.Termination` value.
     ``pdn`` holds the text of an imported game (its variations and comments).
+    ``owner`` is the player who created the game (the hash of a player cookie,
+    :func:`damier.web.security.player_id`) and ``white_player``/``black_player``
+    the players holding the seats (None: the engine's seat, or nobody's yet).
+    Games stored before seats existed have no owner.
     """
 
     id: str
@@ -114,6 +126,13 @@ class GameRecord:
     pdn: str | None = None
     created_at: str = ""
     updated_at: str = ""
+    owner: str | None = None
+    white_player: str | None = None
+    black_player: str | None = None
+
+    def seat(self, color: str) -> str | None:
+        """The player holding the seat of ``color`` (``white`` or ``black``)."""
+        return self.white_player if color == "white" else self.black_player
 
     def summary(self) -> dict[str, Any]:
         """The fields shown in a list of games."""
@@ -163,13 +182,15 @@ class GameStore:
     def create(self, *, variant: str, start_fen: str, human: str, level: int,
                white: str = "?", black: str = "?", moves: list[str] | None = None,
                headers: dict[str, str] | None = None, pdn: str | None = None,
-               game_id: str | None = None) -> GameRecord:
-        """Stores a new game and returns it."""
+               game_id: str | None = None, owner: str | None = None,
+               white_player: str | None = None, black_player: str | None = None) -> GameRecord:
+        """Stores a new game and returns it (its id is random: 64 bits)."""
         now = _now()
-        record = GameRecord(id=game_id or secrets.token_hex(6), variant=variant,
+        record = GameRecord(id=game_id or secrets.token_hex(8), variant=variant,
                             start_fen=start_fen, human=human, level=level,
                             moves=list(moves or []), white=white, black=black,
-                            headers=dict(headers or {}), pdn=pdn, created_at=now, updated_at=now)
+                            headers=dict(headers or {}), pdn=pdn, created_at=now, updated_at=now,
+                            owner=owner, white_player=white_player, black_player=black_player)
         values = self._values(record)
         with self._lock:
             self._db.execute(
@@ -257,7 +278,8 @@ class GameStore:
         return (record.id, record.variant, record.start_fen, json.dumps(record.moves),
                 json.dumps(record.redo), record.white, record.black, record.human, record.level,
                 record.result, record.termination, record.termination_text, record.winner,
-                json.dumps(record.headers), record.pdn, record.created_at, record.updated_at)
+                json.dumps(record.headers), record.pdn, record.created_at, record.updated_at,
+                record.owner, record.white_player, record.black_player)
 
     # -- reading ------------------------------------------------------------------
 
@@ -267,17 +289,32 @@ class GameStore:
             row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         return self._record(row) if row is not None else None
 
-    def list(self, *, limit: int = 50, offset: int = 0) -> list[GameRecord]:
-        """Games, most recently changed first."""
+    @staticmethod
+    def _player_filter(player: str | None, unowned: bool) -> tuple[str, tuple[Any, ...]]:
+        if player is None:
+            return "", ()
+        where = "WHERE (owner = ? OR white_player = ? OR black_player = ?"
+        where += " OR owner IS NULL)" if unowned else ")"
+        return where, (player, player, player)
+
+    def list(self, *, limit: int = 50, offset: int = 0, player: str | None = None,
+             unowned: bool = False) -> list[GameRecord]:
+        """Games, most recently changed first; with ``player``, only the games that
+        player owns or holds a seat in (and with ``unowned``, the games without an owner
+        too)."""
+        where, args = self._player_filter(player, unowned)
         with self._lock:
             rows = self._db.execute(
-                "SELECT * FROM games ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
-                (limit, offset)).fetchall()
+                f"SELECT * FROM games {where} ORDER BY updated_at DESC, rowid DESC "
+                "LIMIT ? OFFSET ?", args + (limit, offset)).fetchall()
         return [self._record(row) for row in rows]
 
-    def count(self) -> int:
+    def count(self, *, player: str | None = None, unowned: bool = False) -> int:
+        """The number of games (of ``player``, as :meth:`list` counts them)."""
+        where, args = self._player_filter(player, unowned)
         with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+            return int(self._db.execute(f"SELECT COUNT(*) FROM games {where}",
+                                        args).fetchone()[0])
 
     @staticmethod
     def _record(row: sqlite3.Row) -> GameRecord:
@@ -287,4 +324,6 @@ class GameStore:
                           white=row["white"], black=row["black"], result=row["result"],
                           termination=row["termination"], termination_text=row["termination_text"],
                           winner=row["winner"], headers=json.loads(row["headers"] or "{}"),
-                          pdn=row["pdn"], created_at=row["created_at"], updated_at=row["updated_at"])
+                          pdn=row["pdn"], created_at=row["created_at"], updated_at=row["updated_at"],
+                          owner=row["owner"], white_player=row["white_player"],
+                          black_player=row["black_player"])

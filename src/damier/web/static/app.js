@@ -50,6 +50,10 @@
     return { ok: response.ok, status: response.status, data };
   }
 
+  /* What this browser may do in the game shown (the server's "you"). */
+  function spectator() { return !!(app.you && app.you.spectator); }
+  function mySeat(color) { return !app.you || app.you.seats.includes(color); }
+
   function saveSettings() {
     localStorage.setItem("damier.settings", JSON.stringify(settings));
   }
@@ -221,6 +225,8 @@
     const wasLive = app.cursor === app.live;
     const cursorKey = app.tree.length ? lineKey(app.cursor) : null;
     if (previous && previous.id === game.id && game.version < previous.version) return;  // stale
+    if (game.you) app.you = game.you;
+    else if (!previous || previous.id !== game.id) app.you = null;
     app.game = game;
     app.tree = buildTree(game);
     app.live = liveNode(app.tree);
@@ -283,10 +289,10 @@
     board.setLastMove(node.parent !== null ? node : null);
     board.setArrows(reportArrows(node));
 
-    const analysisMode = game.human === "both";
+    const analysisMode = game.human === "both" && !spectator();
     let interactive = false;
     if (!game.over && !game.engine_thinking) {
-      if (atLive) interactive = game.human_to_move;
+      if (atLive) interactive = game.human_to_move && mySeat(game.turn);
       else interactive = analysisMode;
     }
     if (interactive && !atLive) {
@@ -307,11 +313,13 @@
     renderMoves();
     $("fen-text").value = node.fen;
     $("btn-export").href = `/api/games/${game.id}/pdn`;
-    $("btn-undo").disabled = !game.can_undo || (game.engine_thinking && game.human === "none");
-    $("btn-redo").disabled = !game.can_redo;
-    $("btn-resign").disabled = game.over || !["white", "black"].includes(game.human) && game.human !== "both";
-    $("btn-draw").disabled = game.over || !game.can_offer_draw;
-    $("btn-go").disabled = game.over || game.engine_thinking;
+    const watching = spectator();
+    $("btn-undo").disabled = watching || !game.can_undo || (game.engine_thinking && game.human === "none");
+    $("btn-redo").disabled = watching || !game.can_redo;
+    $("btn-resign").disabled = watching || game.over || !["white", "black"].includes(game.human) && game.human !== "both";
+    $("btn-draw").disabled = watching || game.over || !game.can_offer_draw;
+    $("btn-go").disabled = watching || game.over || game.engine_thinking;
+    document.body.classList.toggle("spectating", watching);
     $("nav-first").disabled = app.cursor === 0;
     $("nav-prev").disabled = app.cursor === 0;
     $("nav-next").disabled = mainChild(app.cursor) === null;
@@ -350,6 +358,7 @@
       }
       status.className = "status";
     }
+    if (spectator()) text += " · watching (read-only)";
     if (app.cursor !== app.live) text += ` · viewing move ${app.tree[app.cursor].ply}`;
     if (app.wsRetry > 0 && (!app.ws || app.ws.readyState !== WebSocket.OPEN)) text += " · reconnecting…";
     status.textContent = text;
@@ -842,6 +851,7 @@
       try { msg = JSON.parse(event.data); } catch (err) { return; }
       if (msg.type === "state") {
         if (app.game && msg.game.id !== app.game.id) return;
+        if (msg.you) msg.game.you = msg.you;
         setGame(msg.game);
         if (msg.draw_offer) showMessage(msg.draw_offer.reason, msg.draw_offer.accepted ? "info" : "error");
       } else if (msg.type === "engine") {
