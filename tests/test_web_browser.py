@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -64,6 +65,9 @@ class Server:
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
+        # the player the tests' API calls act as; the browser pages get the same cookie,
+        # so the games the tests create are theirs (another cookie would only watch)
+        self.player = secrets.token_urlsafe(32)
 
     def start(self) -> None:
         env = dict(os.environ)
@@ -94,7 +98,8 @@ class Server:
     def api(self, method: str, path: str, body: dict | None = None) -> dict:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+                                         headers={"Content-Type": "application/json",
+                                                  "Cookie": f"damier_player={self.player}"})
         with urllib.request.urlopen(request, timeout=10) as r:
             return json.loads(r.read())
 
@@ -116,8 +121,9 @@ def browser():
 
 
 @pytest.fixture()
-def page(browser):
+def page(browser, server):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context.add_cookies([{"name": "damier_player", "value": server.player, "url": server.url}])
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -475,6 +481,7 @@ def test_game_report(page, server, shots):
 def test_phone_layout(browser, server, shots):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True)
+    context.add_cookies([{"name": "damier_player", "value": server.player, "url": server.url}])
     page = context.new_page()
     try:
         game = server.api("POST", "/api/games", {"color": "white", "level": 1})
@@ -496,3 +503,31 @@ def test_phone_layout(browser, server, shots):
         page.screenshot(path=str(shots / "web-phone.png"))
     finally:
         context.close()
+
+
+def test_a_spectator_sees_the_game_live_but_cannot_play(browser, server, page):
+    game = server.api("POST", "/api/games", {"color": "both"})
+    open_game(page, server, game["id"])
+    assert page.get_attribute("#board", "data-interactive") == "true"
+    other = browser.new_context(viewport={"width": 1280, "height": 900})   # its own cookie
+    watcher = other.new_page()
+    try:
+        open_game(watcher, server, game["id"])
+        watcher.wait_for_function("() => damierApp.you && damierApp.you.spectator")
+        assert "watching (read-only)" in watcher.inner_text("#status")
+        assert watcher.get_attribute("#board", "data-interactive") == "false"
+        for button in ("#btn-undo", "#btn-resign", "#btn-draw", "#btn-go"):
+            assert watcher.locator(button).is_disabled(), button
+        # the player moves; the watcher's board follows over the WebSocket
+        x, y = point(page, 32)
+        page.mouse.click(x, y)
+        x, y = point(page, 28)
+        page.mouse.click(x, y)
+        assert wait_moves(watcher, 1)[0] == "32-28"
+        # and a move sent by the watcher's page itself is refused by the server
+        status = watcher.evaluate("""async (id) => (await fetch(`/api/games/${id}/move`, {
+            method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({move: "19-23"})})).status""", game["id"])
+        assert status == 403
+    finally:
+        other.close()
