@@ -1,9 +1,8 @@
 """Shared test configuration: the published reference data and test markers.
 
 The reference tables (``perft.txt``, ``rules.txt``; see their header comments
-for sources and format) live outside the repository, in ``shared/reference/``
-beside the checkout (CI clones the repository next to ``shared/``). Tests that
-need them skip with a clear reason when they are missing.
+for sources and format) live in ``tests/data/reference/``, so every test runs for
+anyone who clones the repository; a missing table is an error, not a skip.
 
 Tests get the data through parametrized arguments generated here:
 
@@ -23,15 +22,14 @@ from typing import NamedTuple
 
 import pytest
 
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "shared" / "reference"
+REFERENCE_DIR = Path(__file__).resolve().parent / "data" / "reference"
 
 MAX_PERFT_LEAVES = 10**9
 SLOW_PERFT_LEAVES = 10**7
 
 
 def _missing(name: str) -> str:
-    return (f"reference data {name} not found in {REFERENCE_DIR} (shared/reference/ must sit "
-            "beside the repository checkout)")
+    return f"reference data {name} not found in {REFERENCE_DIR} (it belongs to the repository)"
 
 
 class PerftLine(NamedTuple):
@@ -59,11 +57,11 @@ class RuleCase(NamedTuple):
 
 
 def reference_lines(name: str) -> list[str] | None:
-    """The data lines of ``shared/reference/<name>`` (comments and blank lines
+    """The data lines of ``tests/data/reference/<name>`` (comments and blank lines
     dropped), or None when the file is missing."""
     path = REFERENCE_DIR / name
     if not path.is_file():
-        return None
+        raise FileNotFoundError(_missing(name))
     lines = path.read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
@@ -135,17 +133,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def perft_table() -> dict[tuple[str, str], PerftLine]:
-    """``perft.txt`` by ``(variant, name)`` (skips when missing)."""
+    """``perft.txt`` by ``(variant, name)``."""
     lines = perft_lines()
-    if lines is None:
-        pytest.skip(_missing("perft.txt"))
+    assert lines is not None
     return {(line.variant, line.name): line for line in lines}
 
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """The directory of the published reference tables (skips when missing)."""
+    """The directory of the published reference tables."""
     if not REFERENCE_DIR.is_dir():
-        pytest.skip(f"reference data not found: {REFERENCE_DIR} is missing (shared/reference/ "
-                    "must sit beside the repository checkout)")
+        raise FileNotFoundError(f"{REFERENCE_DIR} is missing (it belongs to the repository)")
     return REFERENCE_DIR

@@ -3,7 +3,7 @@
 Expected values are worked out by hand from the board geometry of
 docs/ARCHITECTURE.md and the rule texts (International: White 31-50 and Black
 1-20, White starts; English: Black starts; compulsory capture; the huff rule),
-or taken from shared/reference/rules.txt, never from the code under test.
+or taken from tests/data/reference/rules.txt, never from the code under test.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Perft of the compiled core against the published tables, ``perft_divide``,
 and the ``damier perft`` command line.
 
-Expected leaf counts come from ``shared/reference/perft.txt`` (published
+Expected leaf counts come from ``tests/data/reference/perft.txt`` (published
 counts, cross-checked by independent programs; see its header), never from
 the code under test. Every count up to 10**9 leaves is checked; those above
 10**7 carry the ``slow`` marker but still run by default.

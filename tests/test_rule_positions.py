@@ -1,4 +1,4 @@
-"""The FMJD rule positions of ``shared/reference/rules.txt`` through the Board API.
+"""The FMJD rule positions of ``tests/data/reference/rules.txt`` through the Board API.
 
 Each position must give exactly the listed legal moves, printed with
 ``board.notation`` (short form, full path where two captures share their start
