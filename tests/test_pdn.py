@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
 import io
+import os
 import random
+import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -176,12 +180,16 @@ def test_latin1_file(tmp_path):
     path = tmp_path / "latin.pdn"
     path.write_bytes('[White "Sijbrands, Tón"]\n1. 32-28 *\n'.encode("latin-1"))
     assert read_game(path).headers["White"] == "Sijbrands, Tón"
-    assert read_game(str(path)).headers["White"] == "Sijbrands, Tón"
+    with open(path, "rb") as handle:
+        assert read_game(handle).headers["White"] == "Sijbrands, Tón"
 
 
 def test_missing_pdn_path():
     with pytest.raises(FileNotFoundError):
-        read_game("no-such-file.pdn")
+        read_game(Path("no-such-file.pdn"))
+    # a str is PDN text, never a file name: this one is a bad token, not a missing file
+    error = pdn_error("no-such-file.pdn")
+    assert (error.line, error.token) == (1, "no-such-file.pdn")
 
 
 def test_not_a_source():
@@ -762,3 +770,194 @@ def test_from_board_round_trip(data):
     assert again.end().board() == board
     if board.is_game_over():
         assert again.headers["Result"] == result_for_variant(board.result(), variant)
+
+
+# -- hostile input: no file access from text, linear time and memory, short messages ------
+
+
+def test_a_str_or_bytes_is_pdn_text_never_a_path(tmp_path, monkeypatch):
+    secret = tmp_path / "secret.pdn"
+    secret.write_text('[Event "SECRET-CONTENT"]\n1. 32-28 *\n', encoding="utf-8")
+    touched: list[tuple[str, tuple]] = []
+
+    def spy(name, real):
+        def wrapper(*args, **kwargs):
+            touched.append((name, args))
+            return real(*args, **kwargs)
+        return wrapper
+
+    errors: list[PdnError] = []
+    with monkeypatch.context() as m:
+        for module, name in [(builtins, "open"), (io, "open"), (os, "stat"), (os.path, "isfile"),
+                             (os.path, "exists")]:
+            m.setattr(module, name, spy(name, getattr(module, name)))
+        for text in ("/etc/passwd", str(secret), f"  {secret}  ", str(secret).encode()):
+            assert list(read_games(text, skip_errors=True, errors=errors)) == []
+            with pytest.raises(PdnError):
+                read_game(text)
+    assert touched == []
+    assert len(errors) == 4 and errors[0].token == "/etc/passwd"
+    assert all(e.token[:50] == str(secret)[:50] for e in errors[1:])  # the str, not the file's text
+    assert all(e.line == 1 and "SECRET" not in str(e) for e in errors)
+    # the same file is read when it is named by a path object or given as a stream
+    assert read_game(secret).headers["Event"] == "SECRET-CONTENT"
+    with open(secret, encoding="utf-8") as handle:
+        assert read_game(handle).headers["Event"] == "SECRET-CONTENT"
+
+
+class _PathLike:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def __fspath__(self) -> str:
+        return str(self._path)
+
+
+def test_path_like_objects_are_read(tmp_path):
+    path = tmp_path / "games.pdn"
+    path.write_text("1. 32-28 2-0\n1. 33-28 *\n", encoding="utf-8")
+    assert [notations(g) for g in read_games(path)] == [["32-28"], ["33-28"]]
+    assert notations(read_game(_PathLike(path))) == ["32-28"]
+    with pytest.raises(FileNotFoundError):
+        read_game(tmp_path / "missing.pdn")
+
+
+def _seconds(text: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        list(read_games(text, skip_errors=True))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _growth(make, small: int) -> float:
+    """How much longer reading ``make(10 * small)`` takes than reading ``make(small)``:
+    about 10 for a linear reader, about 100 for a quadratic one."""
+    small_text, big_text = make(small), make(10 * small)
+    _seconds(small_text, 1)  # warm up
+    return _seconds(big_text, 1) / _seconds(small_text, 3)
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda n: "1. 32-28 {" + "ab\n" * n, id="unterminated-comment"),
+    pytest.param(lambda n: "1. 32-28 {" + "ab\n" * n + "} *", id="multi-line-comment"),
+    pytest.param(lambda n: "1. 32-28 " + (";" + "c" * 20 + "\n") * n + "*", id="line-comments"),
+    pytest.param(lambda n: "1. 32-28 " + "{cccccccccc} " * n + "*", id="brace-comments"),
+    pytest.param(lambda n: "1. 32-28 " + ("{" + "c" * 40 + "} () ") * (n // 4) + "*",
+                 id="comments-and-variations"),
+])
+def test_reading_time_grows_linearly(make):
+    assert _growth(make, 20_000) < 25
+
+
+def test_variations_late_in_a_long_game_take_linear_time():
+    def make(n: int) -> str:
+        # kings shuffling for n plies, then n alternatives to the last move
+        return ('[FEN "W:WK46:BK1"]\n' + "46-41 1-7 41-46 7-1 " * (n // 4) + "46-41"
+                + " (46-37)" * n + " *")
+    game = read_game(make(8))
+    assert len(game.mainline_moves()) == 9 and len(game.end().parent.variations) == 9
+    assert _growth(make, 1_500) < 25
+
+
+@pytest.mark.parametrize("tail", ['"]\n1. 32-28 *\n', "\n1. 32-28 *\n"],
+                         ids=["tag", "unterminated-tag"])
+def test_a_huge_tag_takes_memory_in_proportion(tail):
+    text = '[Event "' + "x" * 4_000_000 + tail
+    tracemalloc.start()
+    try:
+        games = list(read_games(text, skip_errors=True))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * len(text)
+    assert [len(g.headers["Event"]) for g in games] == ([4_000_000] if tail.startswith('"') else [])
+
+
+def test_a_huge_nag_is_a_pdn_error():
+    nag = "$" + "9" * 5000
+    error = pdn_error(f"1. 32-28 {nag} *")
+    assert (error.game, error.line) == (1, 1)
+    message = str(error)
+    assert len(message) < 200 and nag[:20] in message and f"({len(nag)} characters)" in message
+    errors: list[PdnError] = []
+    games = list(read_games(f'1. 32-28 {nag} *\n[Event "next"]\n1. 33-28 *', skip_errors=True,
+                            errors=errors))
+    assert [g.headers["Event"] for g in games] == ["next"]
+    assert [(e.game, e.line) for e in errors] == [(1, 1)]
+
+
+def test_nags_are_0_to_255():
+    game = read_game("1. 32-28 $0 $255 $007 *")
+    assert game.next().nags == {0, 255, 7}
+    for nag in ("$256", "$1000", "$0000256"):
+        error = pdn_error(f"1. 32-28 {nag} *")
+        assert f'NAG "{nag}" is out of range' in str(error) and error.token == nag
+
+
+_HUGE = 200_000
+
+
+@pytest.mark.parametrize("text, excerpt", [
+    pytest.param('[Event "' + "x" * _HUGE + "\n*", '[Event "xxxx', id="unterminated-tag"),
+    pytest.param('[Event "' + "x" * _HUGE + '"\n*', '[Event "xxxx', id="tag-without-bracket"),
+    pytest.param("[Event " + "x" * _HUGE + "]\n*", "[Event xxxx", id="bad-tag"),
+    pytest.param("[Event" + "e" * _HUGE + ' "x"]\n[Event' + "e" * _HUGE + ' "y"]\n*', "Eventeeee",
+                 id="repeated-tag"),
+    pytest.param('[GameType "20' + "0" * _HUGE + '"]\n*', '"2000', id="game-type"),
+    pytest.param('[FEN "W:W' + "31," * _HUGE + '99"]\n*', '"W:W31,31', id="fen"),
+    pytest.param('[FEN "W:X' + "y" * _HUGE + '"]\n*', '"W:Xyyyy', id="fen-section"),
+    pytest.param('[FEN "W:W' + "9" * _HUGE + ':B1"]\n*', '"W:W9999', id="fen-square"),
+    pytest.param('[Result "' + "x" * _HUGE + '"]\n1. 32-28 2-0', '"xxxx', id="result-tag"),
+    pytest.param("1. 32-28 " + "k" * _HUGE, '"kkkk', id="token"),
+    pytest.param("1. 32-28 " + "!" * _HUGE, '"!!!!', id="mark"),
+    pytest.param("1. 32-28" + "!" * _HUGE, '"32-28!!!!', id="move-mark"),
+    pytest.param("1. 32-28 $" + "x" * _HUGE, '"$xxxx', id="nag"),
+    pytest.param("1. 32-28-" + "28-" * _HUGE + "28", '"32-28-28', id="move"),
+    pytest.param("1. 33-28 " + "9" * _HUGE + "-1", "is not on the International board",
+                 id="square"),
+])
+def test_error_messages_quote_a_short_excerpt(text, excerpt):
+    errors: list[PdnError] = []
+    games = list(read_games(text, skip_errors=True, errors=errors))
+    found = errors + [e for g in games for e in g.errors]
+    assert found
+    for error in found:
+        message = str(error)
+        assert len(message) < 400, message[:400]
+        assert excerpt in message and " characters)" in message
+        assert "sys.set_int_max_str_digits" not in message
+        assert error.token is None or len(error.token) < 100
+
+
+def test_empty_result_tag_is_unknown_and_round_trips():
+    game = read_game('[Event "e"]\n[Result ""]\n1. 32-28 19-23')
+    assert game.headers["Result"] == "*" and game.errors == []
+    text = write_game(game)
+    assert '[Result "*"]' in text and text.endswith("\n1. 32-28 19-23 *\n")
+    again = read_game(text)
+    assert again.headers["Result"] == "*" and again.errors == [] and tree(again) == tree(game)
+    assert write_game(again) == text
+    assert dict(read_game(write_game(again)).headers) == dict(again.headers)
+    assert read_game('[Result ""]\n1. 32-28 2-0').headers["Result"] == "2-0"
+    built = Game()
+    built.headers["Result"] = ""
+    assert '[Result "*"]' in write_game(built) and write_game(built).endswith("\n*\n")
+
+
+@pytest.mark.parametrize("text, events", [
+    ('[Event "a"]\n{open\nplain\n[Event "b"]\n1. 32-28 *\n', ["b"]),
+    ('[Event "a"]\n{open\n[Event "b"]\n1. 32-28 *\n[Event "c"]\n1. 33-28 *\n', ["c"]),
+    ('1. 32-28 {open\nplain\n\n[Event "b"]\n[Round "2"]\n1. 32-28 *\n', ["b"]),
+])
+def test_reading_goes_on_after_an_unterminated_comment(text, events):
+    errors: list[PdnError] = []
+    games = list(read_games(text, skip_errors=True, errors=errors))
+    assert [g.headers["Event"] for g in games] == events
+    assert [(e.game, e.line, e.token) for e in errors] == [(1, 2 if text[0] == "[" else 1,
+                                                            "{open")]
+    stream = io.StringIO(text)  # read_game leaves a stream at the next game
+    with pytest.raises(PdnError, match="unterminated comment"):
+        read_game(stream)
+    assert [read_game(stream).headers["Event"] for _ in events] == events

@@ -130,6 +130,14 @@ def parse_fen(text: str, variant: Variant | str = "international") -> tuple[bool
             king_first, first, king_last, last = m.groups()
             if king_last and not king_first:
                 raise InvalidFenError(f'bad range {where}: a king range is written K1-5 or K1-K5')
+            for number in (first, last):
+                if number is not None and len(number.lstrip("0")) > 4:
+                    # no board has that many squares; int() of thousands of digits is slow,
+                    # or refused
+                    shown = (number if len(number) <= 12
+                             else f"{number[:12]}... ({len(number)} digits)")
+                    raise InvalidFenError(f"square {shown} is out of range 1-{v.squares} for "
+                                          f"{v.title} (entry {where})")
             start = int(first)
             stop = int(last) if last is not None else start
             for sq in (start, stop):

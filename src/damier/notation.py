@@ -63,6 +63,11 @@ def parse_square(token: str, variant: Variant) -> int:
     """
     token = token.strip()
     if token.isdigit():
+        if len(token.lstrip("0")) > 4:
+            # no board has that many squares; int() of thousands of digits is slow, or refused
+            shown = token if len(token) <= 12 else f"{token[:12]}... ({len(token)} digits)"
+            raise IllegalMoveError(
+                f"square {shown} is not on the {variant.title} board (1-{variant.squares})")
         square = int(token)
         if not 1 <= square <= variant.squares:
             raise IllegalMoveError(

@@ -125,7 +125,8 @@ def _read_pdn(path: str, variant: Variant) -> list[list[str]]:
 
     openings: list[list[str]] = []
     try:
-        for game in read_games(path, variant=variant):
+        # a Path: read_games takes a str for PDN text, never for a file name
+        for game in read_games(Path(path), variant=variant):
             opening: list[str] = []
             fen = game.headers.get("FEN", "").strip()
             if fen:

@@ -31,8 +31,13 @@ continuations, the first one being the main line.
 
 Reading
 -------
-:func:`read_games` and :func:`read_game` read a path, a text or binary stream,
-or a string of PDN text. They understand tag pairs (``[Event "..."]``, with
+:func:`read_games` and :func:`read_game` read a ``str`` (or ``bytes``) of PDN
+text, a text or binary stream (an open file), or the file named by a path
+object (:class:`pathlib.Path` or any other :class:`os.PathLike`). A ``str`` is
+*always* PDN text, never a file name, even when it names an existing file:
+to read a file, pass ``pathlib.Path(name)`` or an open file. (So text from an
+untrusted source, such as a web client, can never make the reader open a
+file.) They understand tag pairs (``[Event "..."]``, with
 ``\\"`` and ``\\\\`` escapes), ``{comments}`` over several lines, ``;`` comments
 to the end of the line, lines starting with ``%`` (skipped), NAGs ``$n``, the
 move marks ``!`` ``?`` ``!!`` ``??`` ``!?`` ``?!`` (kept as NAGs 1 to 6, like
@@ -53,14 +58,24 @@ token at the top level ends the game. ``2-1`` and ``1-2`` are *not* result
 tokens (no GameType defines them): they read as moves, and being illegal
 they are reported as such.
 
+NAGs are ``$0`` to ``$255`` (as in PGN); a larger one is a malformed token, like
+``$x`` or an unknown move mark such as ``!!!``, and makes the game bad (below).
+An empty ``Result`` tag (``[Result ""]``) means an unknown result: it reads as
+``"*"`` (or as the result token of the movetext) and is written as ``"*"``.
+
 A bad game raises :class:`damier.errors.PdnError` whose message names the game
 number, the line and the offending token, e.g. ``game 2, line 14: illegal move
 "32-27": legal moves are ...``; the exception's ``game``, ``line`` and ``token``
-attributes hold the same. With ``skip_errors=True`` bad games are skipped and
-their errors are collected in the ``errors`` list (or the reader's
-``errors`` attribute). Problems that do not stop a game from being read (a
+attributes hold the same. Messages quote at most the first 60 characters of a
+token, tag or value, followed by ``...`` and its length (and the ``token``
+attribute is cut the same way), so a huge line is never echoed back. With
+``skip_errors=True`` bad games are skipped and their errors are collected in
+the ``errors`` list (or the reader's ``errors`` attribute). Problems that do not stop a game from being read (a
 result token that contradicts the ``Result`` tag, a repeated tag, an empty
 variation) are recorded in :attr:`Game.errors`.
+
+Reading takes time and memory in proportion to the size of the input (long
+comments, many comments, huge tags or tokens included).
 
 Writing
 -------
@@ -73,8 +88,8 @@ NAGs as ``$n``, variations in parentheses, lines wrapped at ``columns``, and the
 result token. Results are written in the variant's customary form:
 International, Brazilian and Russian ``2-0``, ``0-2``, ``1-1``; English ``1-0``,
 ``0-1``, ``1/2-1/2`` (``0-0`` and ``*`` everywhere); the ``Result`` tag is
-converted the same way. Comments lose any ``}`` (a PDN comment cannot hold
-one) and surrounding whitespace.
+converted the same way (an empty one is written ``"*"``). Comments lose any
+``}`` (a PDN comment cannot hold one) and surrounding whitespace.
 """
 
 from __future__ import annotations
@@ -83,6 +98,7 @@ import io
 import os
 import re
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, Union
 
@@ -153,6 +169,32 @@ def result_for_variant(result: str, variant: Variant | str) -> str | None:
     return _TEN_BY_TEN_STYLE[canonical]
 
 
+# -- quoting input in error messages --------------------------------------------------
+
+_QUOTE_LIMIT = 60
+
+
+def _quote(text: str, *, quotes: bool = True, limit: int = _QUOTE_LIMIT) -> str:
+    """``text`` (a token, line or value read) as error messages quote it: in double
+    quotes (unless ``quotes`` is false), and when it is longer than ``limit``
+    characters, only its start followed by ``...`` and its length, so that no
+    message (or ``PdnError.token``) echoes a huge piece of input.
+
+    >>> print(_quote("32-29"), _quote("x" * 100, limit=5), _quote("[Ev", quotes=False))
+    "32-29" "xxxxx..." (100 characters) [Ev
+    """
+    if len(text) <= limit:
+        return f'"{text}"' if quotes else text
+    head = text[:limit].replace("\n", " ").replace("\r", " ")
+    length = f"({len(text)} characters)"
+    return f'"{head}..." {length}' if quotes else f"{head}... {length}"
+
+
+def _quote_token(token: str | None) -> str | None:
+    """A token as kept in ``PdnError.token``: cut like :func:`_quote` does."""
+    return None if token is None else _quote(token, quotes=False)
+
+
 # -- headers ---------------------------------------------------------------------
 
 _TAG_NAME_RE = re.compile(r"[A-Za-z0-9_]+\Z")
@@ -210,12 +252,16 @@ class Headers(MutableMapping[str, str]):
 def _game_type_variant(value: str) -> Variant:
     m = re.match(r"\s*(\d+)", value)
     if m is None:
-        raise ValueError(f'unknown GameType "{value}": expected a number such as 20 (International), '
-                         "21 (English), 25 (Russian) or 26 (Brazilian)")
+        raise ValueError(f"unknown GameType {_quote(value)}: expected a number such as 20 "
+                         "(International), 21 (English), 25 (Russian) or 26 (Brazilian)")
+    digits = m.group(1).lstrip("0") or "0"
+    # int() of thousands of digits is slow or refused (ValueError); no GameType is that long
+    number = int(digits) if len(digits) <= 9 else 10 ** 9
     try:
-        return variant_for_game_type(int(m.group(1)))
+        return variant_for_game_type(number)
     except ValueError as err:
-        raise ValueError(f'unknown GameType "{value}": {err}') from None
+        detail = str(err) if len(digits) <= 9 else str(err).replace(f" {number} ", " ", 1)
+        raise ValueError(f"unknown GameType {_quote(value)}: {detail}") from None
 
 
 def _same_position(fen: str, variant: Variant) -> bool:
@@ -596,20 +642,20 @@ class _Source:
         self.stream = stream
         self.track = track and _seekable(stream)
         self.number = 0
-        self.pushback: list[_Line] = []
-        self.leftover: list[str] = []
+        self.pushback: deque[_Line] = deque()
+        self.leftover: deque[str] = deque()
         if not self.track:
             try:
-                self.leftover = _LEFTOVERS.pop(stream, [])
+                self.leftover = deque(_LEFTOVERS.pop(stream, ()))
             except TypeError:
                 pass
 
     def readline(self) -> _Line | None:
         if self.pushback:
-            return self.pushback.pop(0)
+            return self.pushback.popleft()
         if self.leftover:
             self.number += 1
-            return _Line(self.number, self.leftover.pop(0), None, None)
+            return _Line(self.number, self.leftover.popleft(), None, None)
         cookie = self.stream.tell() if self.track else None
         raw = self.stream.readline()
         if not raw:
@@ -631,7 +677,7 @@ class _Source:
         return _Line(self.number, text, cookie, encoding)
 
     def unread(self, lines: list[_Line]) -> None:
-        self.pushback[:0] = lines
+        self.pushback.extendleft(reversed(lines))
 
 
 def _seekable(stream: Any) -> bool:
@@ -661,8 +707,11 @@ class _SyntaxError(Exception):
 
 
 _WS_RE = re.compile(r"\s*")
-_TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\]|\\.)*)"\s*\]')
-_TAG_OPEN_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\]|\\.)*)(")?\s*(\])?')
+# A tag is [Name "value"]; the value is scanned by _tag_value_end, not by a regex such as
+# "(?:[^"\\]|\\.)*" whose backtracking state costs some 200 bytes per character.
+_TAG_HEAD_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"')
+_TAG_CHUNK_RE = re.compile(r'[^"\\]*')
+_TAG_TAIL_RE = re.compile(r"\s*\]")
 _NUMBER_RE = re.compile(r"\d+\.+")
 _WORD_RE = re.compile(r"[^\s{}()\[\];$]+")
 _RESULT_RE = re.compile(r"(?:2-0|0-2|1-1|0-0|1-0|0-1|1/2-1/2|½-½|\*)\Z")
@@ -670,15 +719,26 @@ _SQUARE = r"(?:\d+|[a-jA-J](?:10|[1-9]))"
 _MOVE_RE = re.compile(rf"({_SQUARE}(?:[-xX×:]{_SQUARE})+)([!?]*)\Z")
 _MARK_RE = re.compile(r"[!?]+\Z")
 _NAG_RE = re.compile(r"\$(\d+)")
+_NAG_MAX = 255  # NAGs are $0 to $255, as in PGN
 
 
 def _unescape(value: str) -> str:
     return re.sub(r'\\([\\"])', r"\1", value)
 
 
-def _shorten(text: str, limit: int = 40) -> str:
-    text = text.replace("\n", " ")
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+def _tag_value_end(text: str, pos: int) -> int:
+    """The index of the quote that closes the tag value starting at ``pos``, or -1
+    (a backslash escapes the character after it)."""
+    end = len(text)
+    while True:
+        pos = _TAG_CHUNK_RE.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= end:
+            return -1
+        if text[pos] == '"':
+            return pos
+        pos += 2  # a backslash and the character it escapes
+        if pos > end:
+            return -1
 
 
 class _Lexer:
@@ -731,22 +791,27 @@ class _Lexer:
         c = text[start]
 
         if c == "[":
-            m = _TAG_RE.match(text, start)
-            if m is not None:
-                self.pos = m.end()
-                name, value = m.group(1), _unescape(m.group(2))
-                return _Token("tag", m.group(0), line.number, (name, value), where)
+            head = _TAG_HEAD_RE.match(text, start)
+            close = _tag_value_end(text, head.end()) if head is not None else -1
+            if head is not None and close >= 0:
+                tail = _TAG_TAIL_RE.match(text, close + 1)
+                if tail is not None:
+                    self.pos = tail.end()
+                    name, value = head.group(1), _unescape(text[head.end():close])
+                    return _Token("tag", text[start:self.pos], line.number, (name, value), where)
             self.pos = len(text)
             rest = text[start:].rstrip()
-            m = _TAG_OPEN_RE.match(text, start)
-            if m is not None and m.group(3) is None:
-                raise _SyntaxError(f"unterminated tag {rest}: the value has no closing quote "
-                                   "(a tag must fit on one line)", line.number, rest)
-            if m is not None and m.group(4) is None and not text[m.end():].strip():
-                raise _SyntaxError(f'unterminated tag {rest}: missing "]"', line.number, rest)
+            if head is not None and close < 0:
+                raise _SyntaxError(f"unterminated tag {_quote(rest, quotes=False)}: the value has "
+                                   "no closing quote (a tag must fit on one line)", line.number,
+                                   rest)
+            if head is not None and not text[close + 1:].strip():
+                raise _SyntaxError(f'unterminated tag {_quote(rest, quotes=False)}: missing "]"',
+                                   line.number, rest)
             end = text.find("]", start)
             bad = text[start:end + 1] if end >= 0 else rest
-            raise _SyntaxError(f'bad tag syntax {bad}: expected [Name "value"]', line.number, bad)
+            raise _SyntaxError(f"bad tag syntax {_quote(bad, quotes=False)}: "
+                               'expected [Name "value"]', line.number, bad)
 
         if c == "{":
             end = text.find("}", start + 1)
@@ -754,17 +819,23 @@ class _Lexer:
                 self.pos = end + 1
                 return _Token("comment", text[start:end + 1], line.number,
                               text[start + 1:end].strip(), where)
+            # The comment goes on over the next lines, up to a "}". Its lines are
+            # gathered in a list and joined once. Should the input end first, the
+            # game is bad and the reader goes on at the next line that starts with
+            # "[" (see skip_game): only the lines from there on are given back, with
+            # one line before them, which keeps the bad game's tags from being
+            # mistaken for the next game's (skip_game after an error in the tags).
             parts = [text[start + 1:]]
-            consumed: list[_Line] = []
+            resync: list[_Line] = []  # the lines from the first one that starts with "["
+            before: _Line | None = None  # the last line before those
             while True:
                 nxt = self.source.readline()
                 if nxt is None:
-                    self.source.unread(consumed)
+                    self.source.unread(([before] if before is not None and resync else []) + resync)
                     self.current, self.pos = line, len(line.text)
-                    token = _shorten(text[start:], 20)
+                    token = _quote(text[start:], quotes=False, limit=20)
                     raise _SyntaxError(f'unterminated comment: "{{" at line {line.number} is never '
                                        'closed by "}"', line.number, token)
-                consumed.append(nxt)
                 end = nxt.text.find("}")
                 if end >= 0:
                     parts.append(nxt.text[:end])
@@ -772,6 +843,10 @@ class _Lexer:
                     comment = "\n".join(parts)
                     return _Token("comment", "{" + comment + "}", line.number, comment.strip(), where)
                 parts.append(nxt.text)
+                if resync or nxt.text.lstrip().startswith("["):
+                    resync.append(nxt)
+                else:
+                    before = nxt
 
         if c == ";":
             self.pos = len(text)
@@ -788,9 +863,15 @@ class _Lexer:
                 bad = _WORD_RE.match(text, start + 1)
                 token = "$" + (bad.group(0) if bad else "")
                 self.pos = start + len(token)
-                raise _SyntaxError(f'bad NAG "{token}": expected $ and a number', line.number, token)
+                raise _SyntaxError(f"bad NAG {_quote(token)}: expected $ and a number", line.number,
+                                   token)
             self.pos = m.end()
-            return _Token("nag", m.group(0), line.number, int(m.group(1)), where)
+            digits = m.group(1).lstrip("0") or "0"
+            # no int() of a huge number: it is slow, and refused past 4300 digits
+            if len(digits) > len(str(_NAG_MAX)) or int(digits) > _NAG_MAX:
+                raise _SyntaxError(f"NAG {_quote(m.group(0))} is out of range: NAGs are $0 to "
+                                   f"${_NAG_MAX}", line.number, m.group(0))
+            return _Token("nag", m.group(0), line.number, int(digits), where)
         if c in "}]":
             self.pos = start + 1
             what = "comment" if c == "}" else "tag"
@@ -810,16 +891,16 @@ class _Lexer:
         if mm is not None:
             marks = mm.group(2)
             if marks and marks not in MOVE_MARKS:
-                raise _SyntaxError(f'unknown move mark "{marks}" in "{word}" '
+                raise _SyntaxError(f"unknown move mark {_quote(marks)} in {_quote(word)} "
                                    "(marks are ! ? !! ?? !? ?!)", line.number, word)
             return _Token("move", word, line.number, (mm.group(1), MOVE_MARKS.get(marks)), where)
         if _MARK_RE.match(word):
             if word not in MOVE_MARKS:
-                raise _SyntaxError(f'unknown move mark "{word}" (marks are ! ? !! ?? !? ?!)',
+                raise _SyntaxError(f"unknown move mark {_quote(word)} (marks are ! ? !! ?? !? ?!)",
                                    line.number, word)
             return _Token("mark", word, line.number, MOVE_MARKS[word], where)
-        raise _SyntaxError(f'unexpected token "{word}": not a move, move number, result, NAG, '
-                           "comment or variation", line.number, word)
+        raise _SyntaxError(f"unexpected token {_quote(word)}: not a move, move number, result, "
+                           "NAG, comment or variation", line.number, word)
 
     def skip_game(self, in_tags: bool) -> None:
         """Skips what is left of a bad game: to the next line that starts with '['."""
@@ -863,7 +944,16 @@ class _GameError(Exception):
 
 
 def _quote_move_message(message: str, text: str) -> str:
-    return message.replace(repr(text), f'"{text}"', 1)
+    """A message of :mod:`damier.notation` about the move written ``text`` (which
+    it quotes as ``repr(text)``), with the move quoted as the reader quotes input."""
+    return message.replace(repr(text), _quote(text), 1)
+
+
+def _fen_message(message: str, fen: str) -> str:
+    """A message of :mod:`damier.fen` about ``fen`` (which it quotes in full), cut short."""
+    if len(fen) > _QUOTE_LIMIT:
+        message = message.replace(fen, _quote(fen, quotes=False))
+    return _quote(message, quotes=False, limit=200)
 
 
 def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Game | None:
@@ -873,7 +963,7 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
 
     def warn(message: str, line: int, token: str | None) -> None:
         warnings.append(PdnError(f"game {game_no}, line {line}: {message}", game=game_no, line=line,
-                                 token=token))
+                                 token=_quote_token(token)))
 
     def peek(in_tags: bool) -> _Token | None:
         try:
@@ -895,10 +985,12 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
     tag_lines: dict[str, int] = {}
     for name, value, line in tags:
         if name in headers:
-            warn(f'tag {name} appears twice: "{headers[name]}", then "{value}" (the last one counts)',
-                 line, name)
+            warn(f"tag {_quote(name, quotes=False)} appears twice: {_quote(headers[name])}, then "
+                 f"{_quote(value)} (the last one counts)", line, name)
         headers[name] = value
         tag_lines[name] = line
+    if "Result" in headers and not headers["Result"].strip():
+        headers["Result"] = "*"  # an empty Result tag: the result is unknown
     at_next = token is not None and token.kind == "tag"
 
     if variant_arg is not None:
@@ -917,14 +1009,20 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
     fen = headers.get("FEN", "").strip()
     try:
         board = Board(fen or None, variant=variant)
-    except InvalidFenError as err:
-        raise _GameError(f'bad FEN "{fen}": {err}', tag_lines["FEN"], fen, at_next_game=at_next) from None
+    except ValueError as err:  # InvalidFenError, or any other complaint about the FEN
+        raise _GameError(f"bad FEN {_quote(fen)}: {_fen_message(str(err), fen)}", tag_lines["FEN"],
+                         fen, at_next_game=at_next) from None
 
-    # movetext
+    # movetext. ``board`` is the position after ``node``'s move; ``depth`` counts the
+    # moves on its stack. A variation takes back the last move ("(") and plays it
+    # again at its end (")"): no board is copied, whose cost grows with the game.
     node: GameNode = game
-    stack: list[tuple[GameNode, Any, int, bool]] = []  # (node, board, line of "(", variation_start)
+    depth = 0
+    # per "(" still open: (node, its move, line of "(", variation_start, depth after "(")
+    stack: list[tuple[GameNode, Any, int, bool, int]] = []
     variation_start = False
     start_comments: list[str] = []
+    comments: dict[GameNode, list[str]] = {}  # joined once at the end: no quadratic "+="
     while True:
         token = peek(False)
         if token is None:
@@ -943,7 +1041,7 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
             except (IllegalMoveError, ValueError) as err:
                 message = _quote_move_message(str(err), text)
                 if not message.startswith(("illegal move", "cannot read move")):
-                    message = f'illegal move "{text}": {message}'
+                    message = f"illegal move {_quote(text)}: {message}"
                 raise _GameError(message, token.line, token.text) from None
             child = GameNode(node, move)
             node.variations.append(child)
@@ -953,6 +1051,7 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
             start_comments = []
             variation_start = False
             board.push(move)
+            depth += 1
             if mark is not None:
                 node.nags.add(mark)
         elif kind == "number":
@@ -964,18 +1063,15 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
                 continue
             if variation_start:
                 start_comments.append(token.value)
-            elif node.comment:
-                node.comment += " " + token.value
             else:
-                node.comment = token.value
+                comments.setdefault(node, []).append(token.value)
         elif kind == "open":
             if node.parent is None:
                 raise _GameError('variation "(" before any move: a variation is an alternative to '
                                  "the move before it", token.line, "(")
-            stack.append((node, board, token.line, variation_start))
-            parent_board = board.copy()
-            parent_board.pop()
-            board = parent_board
+            last = board.pop()
+            depth -= 1
+            stack.append((node, last, token.line, variation_start, depth))
             node = node.parent
             variation_start = True
             start_comments = []
@@ -984,24 +1080,32 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
                 raise _GameError('unexpected ")": no variation is open', token.line, ")")
             if variation_start:
                 warn("empty variation ignored", token.line, ")")
-            node, board, _, variation_start = stack.pop()
+            node, last, _, variation_start, open_depth = stack.pop()
+            while depth > open_depth:
+                board.pop()
+                depth -= 1
+            board.push(last)
+            depth += 1
             variation_start = False
             start_comments = []
         elif kind == "result":
             if stack:
-                warn(f'result "{token.text}" inside a variation ignored', token.line, token.text)
+                warn(f"result {_quote(token.text)} inside a variation ignored", token.line,
+                     token.text)
                 continue
             result = token.value
             tag_result = headers.get("Result")
             if tag_result is None or tag_result.strip() in ("", "*"):
                 game.headers["Result"] = result
             elif result != "*" and _CANONICAL_RESULT.get(tag_result.strip()) != _CANONICAL_RESULT[result]:
-                warn(f'result token "{result}" differs from the Result tag "{tag_result}"',
-                     token.line, result)
+                warn(f"result token {_quote(result)} differs from the Result tag "
+                     f"{_quote(tag_result)}", token.line, result)
             break
 
+    for commented, parts in comments.items():
+        commented.comment = " ".join(parts)
     if stack:
-        _, _, open_line, _ = stack[-1]
+        open_line = stack[-1][2]
         where = "the next game starts" if token is not None else "the file ends"
         raise _GameError(f'unterminated variation: "(" at line {open_line} is never closed '
                          f"({where} first)", open_line, "(", at_next_game=token is not None)
@@ -1015,7 +1119,7 @@ class GameReader(Iterator[Game]):
     skipped (``skip_errors=True``). Without ``skip_errors`` the first bad
     game raises; iterating again goes on with the game after it.
     Use as a context manager (or call :meth:`close`) to close a file opened
-    from a path early.
+    from a path object early.
     """
 
     def __init__(self, source: _Source, *, variant: Variant | None, skip_errors: bool,
@@ -1043,7 +1147,7 @@ class GameReader(Iterator[Game]):
             except _GameError as err:
                 self.games_read += 1
                 error = PdnError(f"game {game_no}, line {err.line}: {err.message}", game=game_no,
-                                 line=err.line, token=err.token)
+                                 line=err.line, token=_quote_token(err.token))
                 if not err.at_next_game:
                     self._lexer.skip_game(err.in_tags)
                 if not self._skip_errors:
@@ -1079,7 +1183,7 @@ class GameReader(Iterator[Game]):
                 _seek_line(stream, pending[0], 0)
             return
         rest = ([point[0].text[point[1]:]] if point is not None else []) + [ln.text for ln in pending]
-        rest += self._source.leftover
+        rest.extend(self._source.leftover)
         if rest:
             try:
                 _LEFTOVERS[stream] = rest
@@ -1106,34 +1210,35 @@ def _seek_line(stream: Any, line: _Line, col: int) -> None:
 
 
 PdnSource = Union[str, bytes, "os.PathLike[str]", IO[str], IO[bytes]]
+"""What the readers take: PDN text (str or bytes), a path object, or a stream."""
 
 
 def _open(file_or_text: Any, *, track: bool) -> tuple[_Source, IO[Any] | None]:
+    # A str (or bytes) is PDN text, never a file name: no guessing, so that text from
+    # an untrusted source cannot make the reader open a file. Files are named by path
+    # objects (os.PathLike), or given open.
+    if isinstance(file_or_text, str):
+        return _Source(io.StringIO(file_or_text)), None
+    if isinstance(file_or_text, (bytes, bytearray)):
+        return _Source(io.BytesIO(file_or_text)), None
     if isinstance(file_or_text, os.PathLike):
         handle = open(os.fspath(file_or_text), "rb")
         return _Source(handle), handle
-    if isinstance(file_or_text, bytes):
-        return _Source(io.BytesIO(file_or_text)), None
-    if isinstance(file_or_text, str):
-        if "\n" not in file_or_text and len(file_or_text) < 4096:
-            candidate = file_or_text.strip()
-            if candidate and os.path.isfile(candidate):
-                handle = open(candidate, "rb")
-                return _Source(handle), handle
-            if candidate.lower().endswith((".pdn", ".txt")) and not candidate.startswith(("[", "{")):
-                raise FileNotFoundError(f"no such PDN file: {candidate!r}")
-        return _Source(io.StringIO(file_or_text)), None
     if hasattr(file_or_text, "readline"):
         return _Source(file_or_text, track=track), None
-    raise TypeError("read a path, a text or binary stream, or a str of PDN text, "
-                    f"not {type(file_or_text).__name__}")
+    raise TypeError("read a str (or bytes) of PDN text, a text or binary stream, or a path object "
+                    f"such as pathlib.Path, not {type(file_or_text).__name__}")
 
 
 def read_games(file_or_text: PdnSource, *, variant: Variant | str | None = None,
                skip_errors: bool = False, errors: list[PdnError] | None = None) -> GameReader:
-    """Reads every game of a PDN source (a path, a stream, or a str of PDN text).
+    """Reads every game of a PDN source: a str (or bytes) of PDN text, a text or
+    binary stream, or the file named by a path object (:class:`pathlib.Path`,
+    any :class:`os.PathLike`).
 
-    A str without a newline that names an existing file is read as a path.
+    A str is always PDN text, never a file name (``read_games("games.pdn")``
+    reads the text ``games.pdn``, a bad game): read a file with
+    ``read_games(pathlib.Path("games.pdn"))`` or from an open file.
     ``variant`` overrides the games' ``GameType`` tags. With ``skip_errors``
     bad games are skipped and their :class:`~damier.errors.PdnError` appended
     to ``errors`` (or to the reader's ``errors`` attribute).
@@ -1159,9 +1264,12 @@ def read_game(file_or_text: PdnSource, *, variant: Variant | str | None = None,
               skip_errors: bool = False, errors: list[PdnError] | None = None) -> Game | None:
     """Reads the next game of a PDN source, or returns None at the end.
 
+    The source is as for :func:`read_games`: a str (or bytes) is always PDN
+    text, never a file name; a file is read from a path object
+    (:class:`pathlib.Path`, any :class:`os.PathLike`) or an open stream.
     On a stream, successive calls read successive games (the stream is left
     just after the game read; line numbers in messages count from where the
-    call started). On a path or a str, the first game is read.
+    call started). On a path object or a str, the first game is read.
     """
     source, owned = _open(file_or_text, track=True)
     reader = GameReader(source, variant=get_variant(variant) if variant is not None else None,
@@ -1275,6 +1383,8 @@ def write_game(game: Game, file: IO[str] | None = None, *, columns: int | None =
     variant = game.variant
     headers = game.headers
     raw_result = headers.get("Result", "*")
+    if not raw_result.strip():
+        raw_result = "*"  # an empty Result tag: unknown, as the reader takes it
     result = result_for_variant(raw_result, variant)
     tag_result = result if result is not None else raw_result
 

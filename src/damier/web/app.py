@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from damier.board import Board
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
@@ -185,6 +185,12 @@ def shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
+@overload
+def get_int(data: dict[str, Any], name: str, default: int, *,
+            lo: int | None = None, hi: int | None = None) -> int: ...
+@overload
+def get_int(data: dict[str, Any], name: str, default: None = None, *,
+            lo: int | None = None, hi: int | None = None) -> int | None: ...
 def get_int(data: dict[str, Any], name: str, default: int | None = None, *,
             lo: int | None = None, hi: int | None = None) -> int | None:
     value = data.get(name, default)
@@ -197,6 +203,12 @@ def get_int(data: dict[str, Any], name: str, default: int | None = None, *,
     return value
 
 
+@overload
+def get_str(data: dict[str, Any], name: str, default: str, *,
+            choices: tuple[str, ...] | None = None, max_len: int = 1000) -> str: ...
+@overload
+def get_str(data: dict[str, Any], name: str, default: None = None, *,
+            choices: tuple[str, ...] | None = None, max_len: int = 1000) -> str | None: ...
 def get_str(data: dict[str, Any], name: str, default: str | None = None, *,
             choices: tuple[str, ...] | None = None, max_len: int = 1000) -> str | None:
     value = data.get(name, default)
@@ -619,6 +631,7 @@ class GameHub:
             movetime = REPORT_MAX_MOVETIME
         elif depth is None:
             depth = ANALYSIS_MAX_DEPTH
+        assert depth is not None and movetime is not None
         plies = len(session.record.moves)
         job = Job()
         live.report_job = job
@@ -734,7 +747,8 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     def api(handler: Callable[..., Any]) -> Callable[["Request"], Any]:
         async def endpoint(request: Request) -> Response:
             try:
-                return await handler(request)
+                response: Response = await handler(request)
+                return response
             except ApiError as err:
                 return JSONResponse(err.payload(), status_code=err.status)
             except Exception:  # a bug: a JSON 500 that keeps the connection usable
@@ -745,7 +759,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         return endpoint
 
     def game_id(request: Request) -> str:
-        return request.path_params["game_id"]
+        return str(request.path_params["game_id"])
 
     def player(conn: "Request | WebSocket") -> str:
         return str(conn.scope.get("state", {}).get("player", ""))

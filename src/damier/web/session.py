@@ -551,6 +551,7 @@ class GameSession:
                                      "in_line": parent is None or id(n) in line}
             nodes.append(entry)
             for child in n.variations:
+                assert child.move is not None  # only the root has no move
                 legal = board.legal_moves
                 info = move_info(child.move, legal)
                 board.push(child.move)
