@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import random
 import threading
 import time
@@ -35,22 +36,105 @@ from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_
 from damier.variants import VARIANTS, Variant
 
 __all__ = ["Engine", "Clock", "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
-           "format_score"]
+           "format_score", "check_limits", "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO"]
 
 INFINITE_DEPTH = 80
+"""The deepest search (plies): ``depth`` goes from 1 to this, and a search with no
+depth limit stops here."""
+MAX_NODES = 2 ** 63 - 1
+"""The largest ``nodes`` limit (the core counts nodes in 64 bits)."""
+MAX_MOVES_TO_GO = 10 ** 6
+"""The largest ``moves_to_go`` of a :class:`Clock`."""
 MAX_THREADS = 64
+
+
+def _number_text(value: Any) -> str:
+    """``value`` for an error message: numbers as Python prints them, other things
+    as their repr, shortened."""
+    text = repr(value) if not isinstance(value, float) else str(value)
+    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_seconds(name: str, value: Any, *, zero_ok: bool) -> float:
+    """``value`` as a float: a finite number of seconds, > 0 (or >= 0 with ``zero_ok``);
+    else a ValueError naming ``name`` and the bad value."""
+    seconds = math.nan
+    if _is_real(value):
+        try:
+            seconds = float(value)
+        except (OverflowError, ValueError, TypeError):
+            seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not zero_ok):
+        bound = ">= 0" if zero_ok else "> 0"
+        raise ValueError(f"{name} must be a finite number of seconds {bound}, "
+                         f"got {_number_text(value)}")
+    return seconds
+
+
+def _check_count(name: str, value: Any, low: int, high: int, what: str = "") -> int:
+    """``value`` as an int from ``low`` to ``high``; else a ValueError naming ``name``."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) \
+            or not low <= value <= high:
+        raise ValueError(f"{name} must be {what}a whole number from {low} to {high}, "
+                         f"got {_number_text(value)}")
+    return int(value)
+
+
+def check_limits(*, depth: Any = None, nodes: Any = None, movetime: Any = None,
+                 clock: Any = None) -> tuple[int | None, int | None, float | None]:
+    """Checks search limits as :meth:`Engine.search` takes them and returns
+    ``(depth, nodes, movetime)`` as int, int and float (None stays None).
+
+    ``depth`` is a whole number from 1 to :data:`INFINITE_DEPTH`, ``nodes`` one
+    from 1 to :data:`MAX_NODES`, ``movetime`` a finite number of seconds > 0
+    and ``clock`` a :class:`Clock`. Anything else (nan, infinities, bools,
+    strings, zero or negative values, numbers out of range) raises a
+    :class:`ValueError` that names the limit and the value:
+
+    >>> check_limits(depth=3, movetime=0.5)
+    (3, None, 0.5)
+    >>> check_limits(movetime=float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: movetime must be a finite number of seconds > 0, got nan
+    """
+    if depth is not None:
+        depth = _check_count("depth", depth, 1, INFINITE_DEPTH)
+    if nodes is not None:
+        nodes = _check_count("nodes", nodes, 1, MAX_NODES)
+    if movetime is not None:
+        movetime = _check_seconds("movetime", movetime, zero_ok=False)
+    if clock is not None and not isinstance(clock, Clock):
+        raise ValueError(f"clock must be a damier.engine.Clock, got {_number_text(clock)}")
+    return depth, nodes, movetime
 
 
 @dataclass(frozen=True)
 class Clock:
     """A game clock for the side to move: seconds left, increments and moves to the
-    next time control (None: sudden death)."""
+    next time control (None: sudden death).
+
+    Times and increments are finite numbers of seconds >= 0 (stored as floats),
+    ``moves_to_go`` None or a whole number from 1 to :data:`MAX_MOVES_TO_GO`;
+    anything else raises :class:`ValueError`."""
 
     white_time: float
     black_time: float
     white_increment: float = 0.0
     black_increment: float = 0.0
     moves_to_go: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("white_time", "black_time", "white_increment", "black_increment"):
+            object.__setattr__(self, name, _check_seconds(name, getattr(self, name),
+                                                          zero_ok=True))
+        if self.moves_to_go is not None:
+            object.__setattr__(self, "moves_to_go", _check_count(
+                "moves_to_go", self.moves_to_go, 1, MAX_MOVES_TO_GO, "None or "))
 
     def budget(self, white_to_move: bool) -> tuple[float, float]:
         """``(soft, hard)`` seconds to spend on this move."""
@@ -310,6 +394,10 @@ class Engine:
         (game clock; the engine budgets its time), ``infinite`` (until
         :meth:`stop`). With no limit at all the search stops at depth 80 or a
         forced result. ``info`` is called after each completed iteration.
+
+        A bad limit (see :func:`check_limits`: nan, an infinity, zero, a negative
+        or out-of-range number, a bool, a string...) raises :class:`ValueError`
+        before anything is searched.
         """
         results = self._run(board, multipv=1, depth=depth, nodes=nodes, movetime=movetime,
                             clock=clock, info=info, infinite=infinite, weaken=True)
@@ -320,9 +408,9 @@ class Engine:
                 info: Callable[[SearchInfo], Any] | None = None,
                 infinite: bool = False) -> list[SearchResult]:
         """The best ``multipv`` moves with their scores and lines, best first
-        (always at full strength)."""
-        if multipv < 1:
-            raise ValueError("multipv must be at least 1")
+        (always at full strength). ``multipv`` is a whole number from 1 to 1000;
+        the limits are checked as :meth:`search` checks them."""
+        multipv = _check_count("multipv", multipv, 1, 1000)
         return self._run(board, multipv=multipv, depth=depth, nodes=nodes, movetime=movetime,
                          clock=None, info=info, infinite=infinite, weaken=False)
 
@@ -376,11 +464,8 @@ class Engine:
              weaken: bool) -> list[SearchResult]:
         if not isinstance(board, Board):
             raise TypeError(f"expected a damier.Board, not {type(board).__name__}")
-        for name, value in (("depth", depth), ("nodes", nodes)):
-            if value is not None and value < 1:
-                raise ValueError(f"{name} must be at least 1")
-        if movetime is not None and movetime <= 0:
-            raise ValueError("movetime must be positive")
+        depth, nodes, movetime = check_limits(depth=depth, nodes=nodes, movetime=movetime,
+                                              clock=clock)
         _ensure_weights(board.variant)
         level = LEVELS[self.level] if weaken else LEVELS[10]
         if level.depth is not None:

@@ -638,19 +638,19 @@ class HubEngine:
             raise ValueError(f"mode must be 'think' or 'analyze', not {mode!r}")
         if movetime is None and depth is None and nodes is None and clock is None:
             raise ValueError("give a limit: movetime, depth, nodes or clock")
+        from damier.engine import check_limits
+
+        # the limits damier's engine takes (no nan, infinity or overflowing number
+        # that would leave us waiting for ever)
+        depth, nodes, movetime = check_limits(depth=depth, nodes=nodes, movetime=movetime,
+                                              clock=clock)
         level: list[tuple[str, Any]] = []
         budget = 0.0
         if depth is not None:
-            if depth < 1:
-                raise ValueError("depth must be at least 1")
-            level.append(("depth", int(depth)))
+            level.append(("depth", depth))
         if nodes is not None:
-            if nodes < 1:
-                raise ValueError("nodes must be at least 1")
-            level.append(("nodes", int(nodes)))
+            level.append(("nodes", nodes))
         if movetime is not None:
-            if movetime <= 0:
-                raise ValueError("movetime must be positive")
             level.append(("move-time", _seconds(movetime)))
             budget = float(movetime)
         if clock is not None:

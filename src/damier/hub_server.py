@@ -9,9 +9,19 @@
 * ``pos pos=<position> moves="..."`` (or ``pos start``): the position and the
   moves played from it, replayed on a :class:`damier.Board` so that the
   search sees the repetitions.
-* ``level`` with ``depth=``, ``nodes=``, ``move-time=``, ``time=`` [``moves=``]
-  [``inc=``] or ``infinite``. Several ``level`` lines after a ``pos`` add up;
-  a ``go`` with no ``level`` since the last ``pos`` reuses the previous limits.
+* ``level`` with ``depth=`` (1-80 plies), ``nodes=`` (1 to 2^63-1),
+  ``move-time=`` (seconds > 0), ``time=`` [``moves=``] [``inc=``] (seconds >= 0,
+  finite) or ``infinite``. Several ``level`` lines after a ``pos`` add up; a
+  ``go`` with no ``level`` since the last ``pos`` reuses the previous limits.
+  A ``level`` line with a value out of range (``nodes=1e30``, ``time=nan``,
+  ``depth=1000``, a number too large) is answered with an ``error`` line and
+  changes nothing.
+* Default limit: with no limit ever given (no ``depth``, ``nodes``,
+  ``move-time``, ``time`` or ``infinite``), ``go think`` thinks a fixed
+  :data:`DEFAULT_MOVETIME` (1) second per move, and so does ``go ponder``
+  after its ``ponder-hit``; a search with no end would hang a GUI that forgot
+  its ``level`` line. ``go analyze`` with no limit analyses until ``stop``
+  (or depth 80, or a forced result).
 * ``go think`` / ``go ponder`` / ``go analyze``: the search runs in a worker
   thread (the engine releases the GIL) and prints ``info depth=... score=...
   nodes=... time=... nps=... pv="..."`` after each iteration, then ``done
@@ -51,19 +61,22 @@ from typing import IO, Any
 import damier
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
-from damier.engine import Clock, Engine, SearchInfo, SearchResult
+from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, Clock, Engine, SearchInfo,
+                           SearchResult)
 from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board,
                         move_to_hub, parse_hub_move, parse_line)
 from damier.variants import Variant, get_variant
 
 __all__ = ["run_hub", "HubServer", "hub_score", "add_hub_parser", "hub_command", "ENGINE_NAME",
-           "HASH_RANGE"]
+           "HASH_RANGE", "DEFAULT_MOVETIME"]
 
 ENGINE_NAME = "damier"
 ENGINE_AUTHOR = "damier developers"
 HASH_RANGE = (1, 4096)
 THREADS_RANGE = (1, 64)
 DEFAULT_HASH_MB = 64
+DEFAULT_MOVETIME = 1.0
+"""Seconds a ``go think`` (or a ``ponder-hit``) thinks when no limit was ever given."""
 # Hub variant names: Scan calls International draughts "normal".
 _HUB_VARIANTS = {"normal": "international", "international": "international",
                  "english": "english", "russian": "russian", "brazilian": "brazilian"}
@@ -111,10 +124,25 @@ class _Limits:
         left = max(0.0, self.time - inc)
         return Clock(left, left, inc, inc, self.moves or None)
 
+    def unlimited(self) -> bool:
+        """No limit at all: a search would never end (``go think`` then thinks
+        :data:`DEFAULT_MOVETIME` seconds)."""
+        return (self.depth is None and self.nodes is None and self.movetime is None
+                and self.time is None and not self.infinite)
+
+    def think_movetime(self) -> float | None:
+        """The ``move-time`` of a ``go think``: the one given, or the default when
+        there is no limit at all."""
+        if self.movetime is None and self.unlimited():
+            return DEFAULT_MOVETIME
+        return self.movetime
+
     def budget(self, white_to_move: bool) -> tuple[float, float] | None:
-        """``(soft, hard)`` seconds for a move, or None without a time limit."""
-        if self.movetime is not None:
-            return self.movetime, self.movetime
+        """``(soft, hard)`` seconds for a move, or None without a time limit (the
+        default time when there is no limit at all)."""
+        movetime = self.think_movetime()
+        if movetime is not None:
+            return movetime, movetime
         clock = self.clock()
         return clock.budget(white_to_move) if clock is not None else None
 
@@ -249,7 +277,7 @@ class HubServer:
             hash_mb = _parse_int(value, "hash", *HASH_RANGE)
             if hash_mb is None:
                 self.error(f"set-param: hash must be an integer from {HASH_RANGE[0]} to "
-                           f"{HASH_RANGE[1]} (MiB), not {value!r}")
+                           f"{HASH_RANGE[1]} (MiB), not {_shown(value)}")
                 return
             if self.engine is not None and hash_mb != self.hash_mb:
                 self.engine.set_hash(hash_mb)
@@ -257,7 +285,8 @@ class HubServer:
         elif name == "level":
             level = _parse_int(value, "level", 1, 10)
             if level is None:
-                self.error(f"set-param: level must be an integer from 1 to 10, not {value!r}")
+                self.error(f"set-param: level must be an integer from 1 to 10, "
+                           f"not {_shown(value)}")
                 return
             if self.engine is not None:
                 self.engine.set_level(level)
@@ -266,7 +295,7 @@ class HubServer:
             threads = _parse_int(value, "threads", *THREADS_RANGE)
             if threads is None:
                 self.error(f"set-param: threads must be an integer from {THREADS_RANGE[0]} to "
-                           f"{THREADS_RANGE[1]}, not {value!r}")
+                           f"{THREADS_RANGE[1]}, not {_shown(value)}")
                 return
             if self.engine is not None and threads != self.threads:
                 self.engine.set_threads(threads)
@@ -274,7 +303,7 @@ class HubServer:
         elif name == "variant":
             key = _HUB_VARIANTS.get(value.lower())
             if key is None:
-                self.error(f"set-param: unknown variant {value!r} (choose from: "
+                self.error(f"set-param: unknown variant {_shown(value)} (choose from: "
                            f"{_VARIANT_VALUES})")
                 return
             if key != self.variant.name:
@@ -313,15 +342,15 @@ class HubServer:
         updates: dict[str, Any] = {}
         try:
             if "depth" in args:
-                updates["depth"] = _int_arg(args["depth"], "depth", 1)
+                updates["depth"] = _int_arg(args["depth"], "depth", 1, INFINITE_DEPTH)
             if "nodes" in args:
-                updates["nodes"] = _int_arg(args["nodes"], "nodes", 1)
+                updates["nodes"] = _int_arg(args["nodes"], "nodes", 1, MAX_NODES)
             if "move-time" in args:
                 updates["movetime"] = _float_arg(args["move-time"], "move-time", positive=True)
             if "time" in args:
                 updates["time"] = _float_arg(args["time"], "time")
             if "moves" in args:
-                updates["moves"] = _int_arg(args["moves"], "moves", 0)
+                updates["moves"] = _int_arg(args["moves"], "moves", 0, MAX_MOVES_TO_GO)
             if "inc" in args:
                 updates["inc"] = _float_arg(args["inc"], "inc")
         except ValueError as exc:
@@ -426,7 +455,7 @@ class HubServer:
                                        info=on_info, infinite=True)
             else:
                 result = engine.search(board, depth=limits.depth, nodes=limits.nodes,
-                                       movetime=limits.movetime, clock=limits.clock(),
+                                       movetime=limits.think_movetime(), clock=limits.clock(),
                                        info=on_info)
         except Exception as exc:  # noqa: BLE001 - report, then still answer done
             self.error(f"search failed: {exc}")
@@ -518,13 +547,20 @@ def _parse_int(text: str, name: str, low: int, high: int) -> int | None:
     return value if low <= value <= high else None
 
 
-def _int_arg(text: str, name: str, minimum: int) -> int:
+def _shown(text: str) -> str:
+    """``text`` quoted for an error message, shortened if long."""
+    return repr(text if len(text) <= 40 else text[:30] + "...")
+
+
+def _int_arg(text: str, name: str, minimum: int, maximum: int) -> int:
     try:
         value = int(text)
-    except ValueError:
-        raise ValueError(f"{name}= must be an integer, not {text!r}") from None
-    if value < minimum:
-        raise ValueError(f"{name}= must be at least {minimum}, not {value}")
+    except ValueError:  # also a number of more than 4300 digits
+        raise ValueError(f"{name}= must be an integer from {minimum} to {maximum}, "
+                         f"not {_shown(text)}") from None
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{name}= must be an integer from {minimum} to {maximum}, "
+                         f"not {_shown(text)}")
     return value
 
 
@@ -532,10 +568,10 @@ def _float_arg(text: str, name: str, *, positive: bool = False) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{name}= must be a number of seconds, not {text!r}") from None
+        raise ValueError(f"{name}= must be a number of seconds, not {_shown(text)}") from None
     if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise ValueError(f"{name}= must be a {'positive' if positive else 'non-negative'} "
-                         f"number of seconds, not {text!r}")
+        raise ValueError(f"{name}= must be a finite {'positive' if positive else 'non-negative'}"
+                         f" number of seconds, not {_shown(text)}")
     return value
 
 

@@ -42,6 +42,13 @@ clock runs out (``"time forfeit"``; a clock is flagged when it is more than
 :data:`CLOCK_TOLERANCE` seconds below zero). The last move's comment (or the
 game comment when no move was played) says what happened.
 
+Games are streamed: each one is written to the PDN file as soon as it and
+every game before it in the schedule have finished (games finished out of
+order, with ``concurrency``, wait for the ones before them), and the match
+keeps only a small summary of each game, a :class:`GameRecord` (result,
+termination, length, tags and the moves as one line of text), never its game
+tree; :attr:`GameRecord.game` rebuilds the tree when asked.
+
 Time control: ``movetime`` seconds per move, or ``clock``: a
 :class:`damier.engine.Clock` (the start times, increments, and ``moves_to_go``
 for a repeating control of that many moves) or its text (:func:`parse_clock`,
@@ -100,7 +107,7 @@ from typing import Any, Protocol, TextIO, Union
 
 from damier._core import Move
 from damier.board import Board
-from damier.engine import Clock
+from damier.engine import INFINITE_DEPTH, MAX_NODES, Clock, check_limits
 from damier.openings import is_fen, load_openings, opening_board
 from damier.pdn import Game, GameNode, result_for_variant, write_game
 from damier.piece import WHITE
@@ -193,6 +200,11 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _check_movetime(movetime: Any) -> float:
+    """``movetime`` as the engine takes it: a finite number of seconds > 0."""
+    return check_limits(movetime=movetime)[2]  # type: ignore[return-value]
+
+
 def _weights_file(text: str) -> str:
     from damier.engine import read_weights
 
@@ -214,8 +226,8 @@ def _name(text: str) -> str:
 _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "level": (_int_option(1, 10), "strength 1 (beginner) to 10 (full, the default)"),
     "hash": (_int_option(1, 65536), "transposition table size in MiB (default 64)"),
-    "depth": (_int_option(1, 80), "search depth of every move, in plies"),
-    "nodes": (_int_option(1), "nodes searched per move"),
+    "depth": (_int_option(1, INFINITE_DEPTH), "search depth of every move, in plies"),
+    "nodes": (_int_option(1, MAX_NODES), "nodes searched per move"),
     "movetime": (_positive_float, "seconds per move (instead of the match's time control)"),
     "threads": (_int_option(1, 256), "search threads"),
     "seed": (_int_option(0), "seed of the randomness used below level 10"),
@@ -353,7 +365,11 @@ def parse_clock(text: str) -> Clock:
                          "3:00+2 or 40/120") from None
     if base <= 0 or (moves is not None and moves < 1):
         raise ValueError(f"bad clock {text!r}: the time must be positive")
-    return Clock(base, base, inc, inc, moves)
+    try:
+        return Clock(base, base, inc, inc, moves)
+    except ValueError as err:  # a number too large: an infinite time, a huge count
+        shown = text if len(text) <= 40 else text[:30] + "..."
+        raise ValueError(f"bad clock {shown!r}: {err}") from None
 
 
 def _clock_text(clock: Clock) -> str:
@@ -595,7 +611,18 @@ class GameRecord:
     reason: str
     """What ended the game, in words."""
     plies: int
-    game: Game
+    headers: dict[str, str] = field(default_factory=dict)
+    """The game's PDN tags, as written (``GameType``, ``FEN`` for a set-up start...)."""
+    moves: str = ""
+    """The game's moves from its start position (opening included), in standard
+    notation, separated by spaces."""
+
+    @property
+    def game(self) -> Game:
+        """The game as a PDN game tree, rebuilt from :attr:`headers` and
+        :attr:`moves` on each access (a match keeps no game trees: a long match
+        would hold thousands of them)."""
+        return _build_game(self.headers, self.moves, _opening_plies(self.opening), self.reason)
 
     @property
     def score_a(self) -> float:
@@ -788,7 +815,6 @@ class _Match:
         white_name, black_name = ((self.name_a, self.name_b) if job.a_is_white
                                   else (self.name_b, self.name_a))
         board = opening_board(job.opening, self.variant)
-        opening_plies = len(board.move_stack)
         failed: set[str] = set()
         for player in (white, black):
             try:
@@ -875,17 +901,24 @@ class _Match:
                     times[side_index] += clock.white_time if white_to_move else clock.black_time
             board.push(move)
 
-        game = self._pdn_game(job, board, opening_plies, white_name, black_name, result,
-                              termination, reason)
+        start = board.root()
+        texts = []
+        for move in board.move_stack:
+            texts.append(start.notation(move))
+            start.push(move)
         record = GameRecord(number=job.number, round=f"{job.pair}.{job.index_in_pair}",
                             pair=job.pair, opening=list(job.opening), white=white_name,
                             black=black_name, a_is_white=job.a_is_white, result=result,
                             termination=termination, reason=reason,
-                            plies=len(board.move_stack), game=game)
+                            plies=len(board.move_stack),
+                            headers=self._pdn_headers(job, board, white_name, black_name,
+                                                      result, termination),
+                            moves=" ".join(texts))
         return record, failed
 
-    def _pdn_game(self, job: _Job, board: Board, opening_plies: int, white: str, black: str,
-                  result: str, termination: str, reason: str) -> Game:
+    def _pdn_headers(self, job: _Job, board: Board, white: str, black: str, result: str,
+                     termination: str) -> dict[str, str]:
+        """The PDN tags of a finished game (``board``: its final position)."""
         game = Game(variant=self.variant)
         game.setup(board.root())
         headers = game.headers
@@ -904,18 +937,34 @@ class _Match:
             headers["TimeControl"] = tc
         headers["Termination"] = termination
         headers["PlyCount"] = str(len(board.move_stack))
-        node: GameNode = game
-        for ply, move in enumerate(board.move_stack, start=1):
-            node = node.add_variation(move)
-            if ply == opening_plies and ply < len(board.move_stack):
-                node.comment = "end of opening"
-        if node is game:
-            game.comment = reason
-        elif node.comment:
-            node.comment = f"{node.comment}; {reason}"
-        else:
-            node.comment = reason
-        return game
+        return dict(headers)
+
+
+def _opening_plies(opening: Sequence[str]) -> int:
+    """The plies of an opening (its moves, not its FEN)."""
+    return len(opening) - (1 if opening and is_fen(opening[0]) else 0)
+
+
+def _build_game(headers: dict[str, str], moves: str, opening_plies: int, reason: str) -> Game:
+    """A match game's tree: the moves from the start position of ``headers``, a
+    comment at the end of the opening and ``reason`` after the last move."""
+    game = Game(headers)
+    board = game.board()
+    node: GameNode = game
+    texts = moves.split()
+    for ply, text in enumerate(texts, start=1):
+        move = board.parse_move(text)
+        node = node.add_variation(move)
+        board.push(move)
+        if ply == opening_plies and ply < len(texts):
+            node.comment = "end of opening"
+    if node is game:
+        game.comment = reason
+    elif node.comment:
+        node.comment = f"{node.comment}; {reason}"
+    else:
+        node.comment = reason
+    return game
 
 
 def _check_move(board: Board, reply: Any) -> tuple[Move | None, str]:
@@ -1075,8 +1124,8 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
         raise ValueError(f"max_plies must be at least 1, got {max_plies}")
     if movetime is not None and clock is not None:
         raise ValueError("give movetime or clock, not both")
-    if movetime is not None and not movetime > 0:
-        raise ValueError(f"movetime must be positive, got {movetime}")
+    if movetime is not None:
+        movetime = _check_movetime(movetime)
     if isinstance(clock, str):
         clock = parse_clock(clock)
     v = get_variant(variant)
@@ -1290,10 +1339,12 @@ def match_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return usage_error(f"--concurrency must be at least 1, got {args.concurrency}")
     if args.max_plies < 1:
         return usage_error(f"--max-plies must be at least 1, got {args.max_plies}")
-    if args.movetime is not None and not args.movetime > 0:
-        return usage_error(f"--movetime must be positive, got {args.movetime}")
-    if not args.timeout > 0:
-        return usage_error(f"--timeout must be positive, got {args.timeout}")
+    if args.movetime is not None and not (args.movetime > 0 and math.isfinite(args.movetime)):
+        return usage_error(f"--movetime must be positive (a finite number of seconds), "
+                           f"got {args.movetime}")
+    if not (args.timeout > 0 and math.isfinite(args.timeout)):
+        return usage_error(f"--timeout must be positive (a finite number of seconds), "
+                           f"got {args.timeout}")
     try:
         variant = get_variant(args.variant)
     except ValueError as exc:
