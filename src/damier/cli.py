@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="damier", description="damier: draughts for Python (International, English, "
         "Russian, Brazilian).")
+    from damier import __version__
+    parser.add_argument("--version", action="version", version=f"damier {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -72,7 +74,7 @@ def _perft_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
 
     progress = err if args.json else out
-    report: dict = {"variant": variant.name, "fen": board.fen(), "depths": []}
+    report: dict[str, object] = {"variant": variant.name, "fen": board.fen(), "depths": []}
     if not args.json:
         out.write(f"perft {variant.title} {board.fen()}\n")
     divide: list[tuple[str, int]] = []

@@ -1,0 +1,36 @@
+"""The ``damier`` command's own options (the subcommands have their own test files)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import damier
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "damier", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_version_is_the_package_version():
+    match = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert match is not None
+    declared = match.group(1)
+    assert damier.__version__ == declared
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"damier {declared}"
+
+
+def test_serve_help_names_its_safety_options_and_needs_no_extra():
+    r = run("serve", "--help")
+    assert r.returncode == 0
+    text = " ".join(r.stdout.split())
+    assert "extra" not in text
+    for option in ("--allowed-host", "--engines", "--hash", "--host", "--db"):
+        assert option in text
+    assert re.search(r"default 127\.0\.0\.1", text)
