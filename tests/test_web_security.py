@@ -217,9 +217,9 @@ def test_a_seat_holder_plays_only_their_colour(app, alice):
     record = app.state.store.get(gid)
     with TestClient(app) as carol:   # carol holds black (as a friend's link will give her)
         carol.get("/")
-        record.black_player = app.state.hub.get(gid).session.record.black_player = None
+        record.black_player = app.state.live_games.get(gid).session.record.black_player = None
         from damier.web.security import player_id
-        live = app.state.hub.get(gid)
+        live = app.state.live_games.get(gid)
         live.session.record.human = "both"
         live.session.record.black_player = player_id(carol.cookies[PLAYER_COOKIE])
         app.state.store.save(live.session.record)
@@ -270,7 +270,7 @@ def test_imported_games_belong_to_the_importer(alice, bob):
 def test_many_analyses_share_a_fixed_engine_pool(tmp_path):
     app = create_app(tmp_path / "pool.sqlite3", movetime=0.05, analysis_seconds=1,
                      allowed_hosts=HOSTS, engines=2, hash_mb=2)
-    hub = app.state.hub
+    hub = app.state.live_games
     created = []
     real = web_app.EnginePool._take
 

@@ -74,7 +74,7 @@ try:  # the web extra
 except ImportError:  # pragma: no cover - checked in create_app
     Starlette = None  # type: ignore[assignment,misc]
 
-__all__ = ["create_app", "GameHub", "JSON_LIMIT", "IMPORT_LIMIT", "STATIC_DIR",
+__all__ = ["create_app", "LiveGames", "JSON_LIMIT", "IMPORT_LIMIT", "STATIC_DIR",
            "REPORT_DEPTH", "REPORT_MOVETIME", "REPORT_MAX_DEPTH", "REPORT_MAX_MOVETIME"]
 
 log = logging.getLogger("damier.web")
@@ -389,7 +389,7 @@ def next_version() -> int:
     return next(_versions)
 
 
-class GameHub:
+class LiveGames:
     """The games in memory, the shared engine pool, the worker threads and the store."""
 
     def __init__(self, store: GameStore, *, movetime: dict[int, float] | float | None = None,
@@ -738,7 +738,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     if Starlette is None:
         raise RuntimeError("the web app needs Starlette: pip install 'damier[web]'")
     store = GameStore(db)
-    hub = GameHub(store, movetime=movetime, analysis_seconds=analysis_seconds,
+    live_games = LiveGames(store, movetime=movetime, analysis_seconds=analysis_seconds,
                   engines=engines, hash_mb=hash_mb)
 
     def ok(data: Any, status: int = 200) -> JSONResponse:
@@ -821,28 +821,28 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             white=get_str(data, "white", None, max_len=100),
             black=get_str(data, "black", None, max_len=100),
             owner=player(request))
-        live = hub.add(session)
-        state = hub.changed(live)
+        live = live_games.add(session)
+        state = live_games.changed(live)
         return ok(with_viewer(state, viewer(request, live)), 201)
 
     @api
     async def get_game(request: Request) -> Response:
-        live = hub.get(game_id(request))
-        hub.maybe_start_engine(live)
+        live = live_games.get(game_id(request))
+        live_games.maybe_start_engine(live)
         return ok(with_viewer(live.state(), viewer(request, live)))
 
     @api
     async def delete_game(request: Request) -> Response:
         gid = game_id(request)
-        live = hub.get(gid)
+        live = live_games.get(gid)
         allow(request, live, require_owner, "delete it")
-        hub.forget(gid)
+        live_games.forget(gid)
         store.delete(gid)
         return ok({"deleted": gid})
 
     @api
     async def play_move(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         data = await read_json(request, ("move", "from", "to", "path", "captures"))
         spec = move_spec(data)
         async with live.lock:
@@ -853,12 +853,12 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             # else the engine's turn: the session says so (409)
             played = live.session.play(spec)
             live.stop_engines()
-            state = hub.changed(live, played=played.text)
+            state = live_games.changed(live, played=played.text)
         return ok({"played": played.text, "game": with_viewer(state, v)})
 
     @api
     async def undo(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         allow(request, live, require_player, "take moves back")
         data = await read_json(request, ("count",))
         count = get_int(data, "count", None, lo=1, hi=10000)
@@ -869,26 +869,26 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 live.engine_task.cancel()
                 live.engine_task = None
             n = live.session.undo(count) if count is not None else live.session.undo_for_human()
-            state = hub.changed(live) if n else live.state()
+            state = live_games.changed(live) if n else live.state()
             if not n:
                 live.broadcast({"type": "state", "game": state})
         return ok({"undone": n, "game": with_viewer(state, viewer(request, live))})
 
     @api
     async def redo(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         allow(request, live, require_player, "replay moves")
         data = await read_json(request, ("count",))
         count = get_int(data, "count", 1, lo=1, hi=10000)
         async with live.lock:
             live.stop_engines()
             n = live.session.redo(count)
-            state = hub.changed(live)
+            state = live_games.changed(live)
         return ok({"redone": n, "game": with_viewer(state, viewer(request, live))})
 
     @api
     async def set_line(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         allow(request, live, require_player, "change the moves")
         data = await read_json(request, ("moves",), limit=IMPORT_LIMIT)
         moves = data.get("moves")
@@ -900,12 +900,12 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 live.engine_task.cancel()
                 live.engine_task = None
             live.session.set_line(moves)
-            state = hub.changed(live)
+            state = live_games.changed(live)
         return ok({"game": with_viewer(state, viewer(request, live))})
 
     @api
     async def resign(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         data = await read_json(request, ("color",))
         human = live.session.record.human
         default = human if human in ("white", "black") else live.session.state()["turn"]
@@ -914,12 +914,12 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         async with live.lock:
             live.stop_engines()
             live.session.resign(color)
-            state = hub.changed(live)
+            state = live_games.changed(live)
         return ok({"game": with_viewer(state, viewer(request, live))})
 
     @api
     async def offer_draw(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         allow(request, live, require_player, "offer a draw")
         await read_json(request, ())
         session = live.session
@@ -931,28 +931,28 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             if session.record.human in ("both", "none"):
                 accepted, reason = True, "draw agreed"
             else:
-                accepted, reason = await hub.draw_offer(live)
+                accepted, reason = await live_games.draw_offer(live)
             if accepted:
                 live.stop_engines()
                 session.agree_draw()
-            state = hub.changed(live, draw_offer={"accepted": accepted, "reason": reason})
+            state = live_games.changed(live, draw_offer={"accepted": accepted, "reason": reason})
         return ok({"accepted": accepted, "reason": reason,
                    "game": with_viewer(state, viewer(request, live))})
 
     @api
     async def go(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         allow(request, live, require_player, "ask the engine to move")
         await read_json(request, ())
         session = live.session
         session.check_can_move(by_engine=True)
-        if not hub.maybe_start_engine(live, force=True) and not live.thinking:
+        if not live_games.maybe_start_engine(live, force=True) and not live.thinking:
             raise ApiError(409, "the engine cannot move now")
         return ok({"game": with_viewer(live.state(), viewer(request, live))})
 
     @api
     async def export_pdn(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         text = live.session.pdn_text()
         disposition = "attachment" if request.query_params.get("inline") is None else "inline"
         return Response(text, media_type="application/x-draughts-pdn; charset=utf-8", headers={
@@ -960,22 +960,22 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
 
     @api
     async def start_report(request: Request) -> Response:
-        live = hub.get(game_id(request))
+        live = live_games.get(game_id(request))
         allow(request, live, require_player, "start an analysis of the game")
         data = await read_json(request, ("depth", "movetime"))
         depth = get_int(data, "depth", None, lo=1, hi=REPORT_MAX_DEPTH)
         movetime = get_seconds(data, "movetime", lo=REPORT_MIN_MOVETIME, hi=REPORT_MAX_MOVETIME)
-        return ok(hub.start_report(live, depth=depth, movetime=movetime), 202)
+        return ok(live_games.start_report(live, depth=depth, movetime=movetime), 202)
 
     @api
     async def get_report(request: Request) -> Response:
         gid = game_id(request)
-        live = hub.get(gid)
+        live = live_games.get(gid)
         if live.reporting:   # how far it got, and the evaluations so far
             return ok({"status": "running", "game_id": gid, **live.report_progress,
                        "partial": live.report_partial})
         report = await asyncio.get_running_loop().run_in_executor(
-            hub.executor, lambda: store.get_report(gid))
+            live_games.executor, lambda: store.get_report(gid))
         if report is None:
             raise ApiError(404, "this game has not been analysed yet "
                            f"(POST /api/games/{gid}/analysis starts it)", kind="no_analysis")
@@ -986,7 +986,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     @api
     async def delete_report(request: Request) -> Response:
         gid = game_id(request)
-        live = hub.get(gid)
+        live = live_games.get(gid)
         allow(request, live, require_player, "stop or delete the analysis of the game")
         stopped = live.reporting
         live.stop_report()
@@ -1014,13 +1014,13 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             raise ApiError(400, "the PDN is empty")
         deadline = time.monotonic() + IMPORT_SECONDS
         sessions, errors = await asyncio.get_running_loop().run_in_executor(
-            hub.executor, lambda: import_pdn(store, text, owner=player(request),
+            live_games.executor, lambda: import_pdn(store, text, owner=player(request),
                                              deadline=deadline))
         if not sessions:
             raise ApiError(400, "no game could be read from the PDN"
                            + (f": {errors[0]}" if errors else ""), errors=errors[:20])
         for session in sessions:
-            hub.add(session)
+            live_games.add(session)
         return ok({"games": [s.record.summary() for s in sessions], "errors": errors[:20],
                    "first": sessions[0].id}, 201)
 
@@ -1050,29 +1050,29 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     async def game_socket(websocket: WebSocket) -> None:
         gid = websocket.path_params["game_id"]
         try:
-            live = hub.get(gid)
+            live = live_games.get(gid)
         except ApiError as err:
             await websocket.accept()
             await websocket.send_json({"type": "error", "error": err.message, "status": err.status})
             await websocket.close(code=4404)
             return
         await websocket.accept()
-        if hub.sockets >= MAX_SOCKETS or len(live.subscribers) >= MAX_WATCHERS:
-            busy = (f"the server has {hub.sockets} live connections (at most {MAX_SOCKETS})"
-                    if hub.sockets >= MAX_SOCKETS else
+        if live_games.sockets >= MAX_SOCKETS or len(live.subscribers) >= MAX_WATCHERS:
+            busy = (f"the server has {live_games.sockets} live connections (at most {MAX_SOCKETS})"
+                    if live_games.sockets >= MAX_SOCKETS else
                     f"this game has {len(live.subscribers)} watchers (at most {MAX_WATCHERS})")
             await websocket.send_json({"type": "error", "error": busy + "; try again later",
                                        "status": 503})
             await websocket.close(code=1013)
-            hub.release(live)
+            live_games.release(live)
             return
-        hub.sockets += 1
+        live_games.sockets += 1
         sub = Subscriber()
         live.subscribers.add(sub)
         sub.send({"type": "state", "game": live.state()})
         if live.thinking and live.last_info is not None:
             sub.send(live.last_info)
-        hub.maybe_start_engine(live)
+        live_games.maybe_start_engine(live)
 
         async def sender() -> None:
             while True:
@@ -1102,12 +1102,12 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         except Exception:  # pragma: no cover - a broken socket
             log.debug("websocket of game %s closed", gid, exc_info=True)
         finally:
-            hub.sockets -= 1
+            live_games.sockets -= 1
             live.subscribers.discard(sub)
             send_task.cancel()
             if not live.subscribers:
                 live.stop_analysis()
-                hub.release(live)
+                live_games.release(live)
 
     def handle_ws_message(websocket: WebSocket, live: LiveGame, raw: str) -> dict[str, Any] | None:
         if len(raw) > WS_MESSAGE_LIMIT:
@@ -1133,7 +1133,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 ply = get_int(data, "ply", None, lo=0, hi=100000)
                 fen = get_str(data, "fen", None, max_len=400)
                 allow(websocket, live, require_player, "analyse it")
-                hub.start_analysis(live, multipv=multipv or 1, ply=ply, fen=fen)
+                live_games.start_analysis(live, multipv=multipv or 1, ply=ply, fen=fen)
                 return None
             if kind == "stop":
                 allow(websocket, live, require_player, "stop its analysis")
@@ -1180,12 +1180,12 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     @asynccontextmanager
     async def lifespan(app: Any):  # type: ignore[no-untyped-def]
         yield
-        hub.shutdown()
+        live_games.shutdown()
         store.close()
 
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(Guard, allowed_hosts=tuple(allowed_hosts))],
                     exception_handlers={404: not_found, 405: not_found})
-    app.state.hub = hub
+    app.state.live_games = live_games
     app.state.store = store
     return app
