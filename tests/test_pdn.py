@@ -299,7 +299,8 @@ def test_error_names_game_line_and_token():
     with pytest.raises(PdnError) as info:
         list(read_games(text))
     error = info.value
-    assert str(error).startswith('game 2, line 8: illegal move "32-29": legal moves are 28-22, ')
+    assert str(error).startswith('game 2, line 8: illegal move "32-29": the man on 32 can only go '
+                                 'to 27; legal moves are 28-22, ')
     assert (error.game, error.line, error.token) == (2, 8, "32-29")
     assert isinstance(error, ValueError)
 

@@ -205,7 +205,8 @@ def test_illegal_moves_are_explained(client):
     r = client.post(f"/api/games/{gid}/move", json={"move": "32-27"})
     assert r.status_code == 400
     body = r.json()
-    assert body["error"] == "illegal move '32-27': a capture is compulsory; legal moves are 28x19"
+    assert body["error"] == ("illegal move '32-27': a capture is compulsory: the piece on 28 must "
+                             "capture; legal moves are 28x19")
     assert body["kind"] == "illegal_move"
     assert body["legal_moves"] == ["28x19"]
     assert body["compulsory_capture"] == "a capture is compulsory"

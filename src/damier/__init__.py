@@ -13,7 +13,8 @@ Move(32, 28)
 
 from damier._core import Move
 from damier.board import Board
-from damier.errors import AmbiguousMoveError, IllegalMoveError, InvalidFenError, PdnError
+from damier.errors import (AmbiguousMoveError, IllegalMoveError, InvalidFenError, MoveError,
+                           PdnError)
 from damier.outcome import Outcome, Termination
 from damier.piece import BLACK, COLOR_NAMES, WHITE, Color, Piece
 from damier.rules import Rules
@@ -35,6 +36,7 @@ __all__ = [
     "Variant",
     "VARIANTS",
     "get_variant",
+    "MoveError",
     "IllegalMoveError",
     "AmbiguousMoveError",
     "InvalidFenError",

@@ -25,7 +25,9 @@ from typing import Any
 from damier._core import CoreBoard, Move
 from damier.errors import IllegalMoveError, InvalidFenError
 from damier.fen import format_fen, parse_fen
-from damier.notation import illegal_move_message, move_text, parse_move_text
+from damier.moves import explain_illegal
+from damier.moves import parse_move as _parse_move
+from damier.notation import move_text
 from damier.outcome import Outcome, Snapshot, adjudicate, compute_outcome, draw_offer_allowed
 from damier.piece import BLACK, WHITE, Color, Piece
 from damier.rules import Rules
@@ -138,8 +140,17 @@ class Board(CoreBoard):
         raise IllegalMoveError(f"{move!r} is not legal in {self.fen()}")
 
     def parse_move(self, text: str) -> Move:
-        """The legal move that ``text`` describes (see :mod:`damier.notation`)."""
-        return parse_move_text(text, self.legal_moves, self.variant)
+        """The legal move that ``text`` names: standard notation (``32-28``,
+        ``19x28``), a full or partial capture path, or Hub style (see
+        :mod:`damier.moves`, which reads every move damier is given).
+
+        Raises :class:`IllegalMoveError` (the message says why and lists the
+        legal moves) or :class:`AmbiguousMoveError` (several moves match).
+
+        >>> Board().parse_move("32-28")
+        Move(32, 28)
+        """
+        return _parse_move(self, text)
 
     # -- playing ---------------------------------------------------------------
 
@@ -157,7 +168,10 @@ class Board(CoreBoard):
                 + ",".join(map(str, move.captures)))
             if not move.is_capture:
                 text = move_text(move, ())
-            raise IllegalMoveError(illegal_move_message(text, self.legal_moves, self.variant))
+            legal = self.legal_moves
+            raise IllegalMoveError(
+                explain_illegal(self, text, from_square=move.from_square,
+                                to_square=move.to_square), text=text, legal_moves=legal)
         played, (king_move, capture, promotion) = result
         self._snapshots.append(self._snapshot(king_move and not capture, capture, promotion))
         self._actions.append(("move", self._huffable))

@@ -3,15 +3,43 @@ that only care that the input was bad can catch ``ValueError``."""
 
 from __future__ import annotations
 
-__all__ = ["IllegalMoveError", "AmbiguousMoveError", "InvalidFenError", "PdnError"]
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from damier._core import Move
+
+__all__ = ["MoveError", "IllegalMoveError", "AmbiguousMoveError", "InvalidFenError",
+           "PdnError"]
 
 
-class IllegalMoveError(ValueError):
-    """A move that is not legal in the position (the message lists the legal moves)."""
+class MoveError(ValueError):
+    """Move input that does not name exactly one legal move (see :mod:`damier.moves`).
+
+    ``text`` is the input as written (None when the move was not given as text),
+    ``legal_moves`` the legal moves of the position (empty when unknown).
+    """
+
+    def __init__(self, message: str, *, text: str | None = None,
+                 legal_moves: Iterable[Move] = ()) -> None:
+        super().__init__(message)
+        self.text = text
+        self.legal_moves: tuple[Move, ...] = tuple(legal_moves)
 
 
-class AmbiguousMoveError(ValueError):
-    """Move text that matches more than one legal move (the message lists the candidates)."""
+class IllegalMoveError(MoveError):
+    """A move that is not legal in the position (the message says why, and lists the
+    legal moves)."""
+
+
+class AmbiguousMoveError(MoveError):
+    """Move input that matches more than one legal move: ``candidates`` are those
+    moves (the message lists them)."""
+
+    def __init__(self, message: str, *, text: str | None = None,
+                 legal_moves: Iterable[Move] = (), candidates: Iterable[Move] = ()) -> None:
+        super().__init__(message, text=text, legal_moves=legal_moves)
+        self.candidates: tuple[Move, ...] = tuple(candidates)
 
 
 class InvalidFenError(ValueError):

@@ -944,7 +944,7 @@ class _GameError(Exception):
 
 
 def _quote_move_message(message: str, text: str) -> str:
-    """A message of :mod:`damier.notation` about the move written ``text`` (which
+    """A message of :mod:`damier.moves` about the move written ``text`` (which
     it quotes as ``repr(text)``), with the move quoted as the reader quotes input."""
     return message.replace(repr(text), _quote(text), 1)
 
@@ -1253,7 +1253,7 @@ def read_games(file_or_text: PdnSource, *, variant: Variant | str | None = None,
     ... 1. 32-28 *''', skip_errors=True, errors=errors)]
     [1]
     >>> print(errors[0])
-    game 1, line 2: illegal move "32-29": legal moves are 31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
+    game 1, line 2: illegal move "32-29": the man on 32 can only go to 27 or 28; legal moves are 31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
     """
     source, owned = _open(file_or_text, track=False)
     return GameReader(source, variant=get_variant(variant) if variant is not None else None,

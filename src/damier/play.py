@@ -15,14 +15,14 @@ GIL), where Ctrl-C stops the search cleanly.
 >>> session.board.fen(compact=True)
 'B:W28,31,33-50:B1-20'
 >>> print(session.send("46-41"))
-illegal move '46-41': the piece on 46 is White's, and it is Black's move
-legal moves: 16-21, 17-21, 17-22, 18-22, 18-23, 19-23, 19-24, 20-24, 20-25
+illegal move '46-41': the piece on 46 is White's, and it is Black's move; legal moves are 16-21, 17-21, 17-22, 18-22, 18-23, 19-23, 19-24, 20-24, 20-25
 
 Moves are typed in standard notation (``32-28``, ``19x28``; the full path,
 or enough of it, for an ambiguous capture). A from-square with exactly one
 legal move, or a unique beginning of a move, is enough: ``32`` plays
-``32-28`` when that is the only move from 32. The commands are listed by
-``help`` (:data:`COMMANDS`).
+``32-28`` when that is the only move from 32. Moves are read, and illegal
+ones explained, by :mod:`damier.moves`, as everywhere in damier. The commands
+are listed by ``help`` (:data:`COMMANDS`).
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from typing import Any, TextIO, Union
 
 from damier.board import Board
 from damier.engine import Clock, Engine, SearchInfo, SearchResult, format_score
-from damier.errors import AmbiguousMoveError, IllegalMoveError, PdnError
-from damier.notation import move_text, parse_square
+from damier.errors import MoveError, PdnError
+from damier.moves import capture_rule, explain_illegal, move_listing, read_move
 from damier.outcome import Termination
 from damier.piece import BLACK, WHITE, Color, Piece
 from damier.rules import Rules
@@ -228,14 +228,7 @@ def format_clock(seconds: float) -> str:
 
 # -- reading moves ---------------------------------------------------------------------------
 
-
-class MoveInputError(ValueError):
-    """Input that does not name exactly one legal move; the message says why."""
-
-
 _MOVE_LIKE = re.compile(r"^\s*(\d|[a-h](10|[1-9])(\s*[-x×:]|\s*$))", re.IGNORECASE)
-_PREFIX = re.compile(r"^\d+(?:[-x]\d*)*$")
-_ANNOTATION = re.compile(r"[!?+#*]+$")
 
 
 def looks_like_move(text: str) -> bool:
@@ -243,174 +236,9 @@ def looks_like_move(text: str) -> bool:
     return bool(_MOVE_LIKE.match(text))
 
 
-def _move_texts(move: Any, legal: list) -> set[str]:
-    texts = {move_text(move, legal)}
-    if move.is_capture:
-        texts.add(f"{move.from_square}x{move.to_square}")
-        texts.add("x".join(str(s) for s in move.path))
-    return texts
-
-
-def _listing(moves: list, legal: list) -> str:
-    return ", ".join(sorted((move_text(m, legal) for m in moves), key=_move_sort_key)) or "none"
-
-
-def _move_sort_key(text: str) -> tuple:
-    return tuple(int(p) for p in re.split(r"[-x]", text) if p.isdigit())
-
-
-def resolve_move(board: Board, text: str) -> tuple[Any, bool]:
-    """The legal move that ``text`` names, and whether it was completed (a
-    from-square or a beginning of a move stood for it). Raises
-    :class:`MoveInputError` with an explanation otherwise.
-
-    >>> board = Board()
-    >>> resolve_move(board, "32-28")
-    (Move(32, 28), False)
-    >>> resolve_move(board, "35")   # the only move from 35
-    (Move(35, 30), True)
-    >>> resolve_move(board, "35-")   # the only move starting so
-    (Move(35, 30), True)
-    """
-    legal = board.legal_moves
-    variant = board.variant
-    raw = text.strip()
-    cleaned = _ANNOTATION.sub("", raw)
-    if not legal:
-        raise MoveInputError(f"{COLOR_TITLES[board.turn]} has no legal move")
-    # A lone square: the only move that starts there.
-    if re.fullmatch(r"\d+|[a-hA-H](?:10|[1-9])", cleaned):
-        try:
-            square = parse_square(cleaned, variant)
-        except IllegalMoveError as err:
-            raise MoveInputError(f"{err}") from None
-        starting = [m for m in legal if m.from_square == square]
-        if len(starting) == 1:
-            return starting[0], True
-        if len(starting) > 1:
-            example = move_text(sorted(starting, key=lambda m: _move_sort_key(
-                move_text(m, legal)))[0], legal)
-            raise MoveInputError(
-                f"{raw!r} is not enough: several moves start on {square}: "
-                f"{_listing(starting, legal)}; type the whole move, e.g. {example}")
-        raise MoveInputError(explain_illegal(board, raw, from_square=square))
-    try:
-        return board.parse_move(cleaned), False
-    except AmbiguousMoveError:
-        candidates = [m for m in legal if _could_mean(m, cleaned)]
-        paths = ", ".join(sorted("x".join(map(str, m.path)) for m in candidates))
-        raise MoveInputError(
-            f"ambiguous move {raw!r}: it can be {paths}; type the full path "
-            "(or enough of it to tell them apart, e.g. the square where they differ)") from None
-    except IllegalMoveError:
-        pass
-    # A unique beginning of a move: "32-2", "28x".
-    norm = re.sub(r"\s+", "", cleaned.lower()).replace(":", "x").replace("×", "x")
-    if _PREFIX.match(norm):
-        starting = [m for m in legal if any(t.startswith(norm) for t in _move_texts(m, legal))]
-        if len(starting) == 1:
-            return starting[0], True
-        if len(starting) > 1:
-            raise MoveInputError(f"{raw!r} could be {_listing(starting, legal)}; "
-                                 "type more of the move")
-    squares = ([int(p) for p in re.split(r"[-x]", norm) if p.isdigit()]
-               if _PREFIX.match(norm) else [])
-    from_square = squares[0] if squares and 1 <= squares[0] <= variant.squares else None
-    to_square = squares[-1] if len(squares) > 1 else None
-    raise MoveInputError(explain_illegal(board, raw, from_square=from_square,
-                                         to_square=to_square))
-
-
-def _could_mean(move: Any, text: str) -> bool:
-    parts = [int(p) for p in re.split(r"\s*[-x×:]\s*", text) if p.strip().isdigit()]
-    return bool(parts) and move.from_square == parts[0] and move.to_square == parts[-1]
-
-
-def _piece_name(piece: Piece) -> str:
-    return "king" if piece.king else "man"
-
-
-def explain_illegal(board: Board, raw: str, *, from_square: int | None = None,
-                    to_square: int | None = None) -> str:
-    """Why ``raw`` is not a legal move here, and what is legal: a compulsory
-    capture is shown with its rule and the pieces that must capture.
-
-    >>> print(explain_illegal(Board("W:W28,32:B23"), "32-27", from_square=32, to_square=27))
-    illegal move '32-27': capturing is compulsory: 28x19 (the piece on 28 must capture)
-    legal moves: 28x19
-    >>> print(explain_illegal(Board("W:W33,39:B28,18,8,34"), "39-34", from_square=39))
-    illegal move '39-34': capturing is compulsory, and the capture taking the most pieces
-    must be played: 33x2 takes 3 (the piece on 33 must capture)
-    legal moves: 33x2
-    >>> print(explain_illegal(Board("W:W27:B32"), "27-21", from_square=27))
-    illegal move '27-21': capturing is compulsory: 27x38 (the piece on 27 must capture);
-    in International draughts men capture backwards too: 27x38 is legal
-    legal moves: 27x38
-    """
-    legal = board.legal_moves
-    variant = board.variant
-    mover = COLOR_TITLES[board.turn]
-    listing = _listing(legal, legal)
-    head = f"illegal move {raw!r}"
-    if not legal:
-        return f"{head}: {mover} has no legal move"
-    captures = [m for m in legal if m.is_capture]
-    pieces = board.piece_map()
-    if captures:
-        most = max(len(m.captures) for m in captures)
-        capturers = sorted({m.from_square for m in captures})
-        who = (f"the piece on {capturers[0]} must capture" if len(capturers) == 1 else
-               f"the pieces on {', '.join(map(str, capturers))} can capture")
-        if variant.majority_capture and most > 1:
-            texts = sorted((move_text(m, legal) for m in captures), key=_move_sort_key)
-            verb = "takes" if len(texts) == 1 else "take"
-            each = "" if len(texts) == 1 else " each"
-            detail = (f"capturing is compulsory, and the capture taking the most pieces must be "
-                      f"played: {', '.join(texts)} {verb} {most}{each} ({who})")
-        elif len(captures) > 1 and not variant.majority_capture:
-            detail = (f"capturing is compulsory (any capture may be chosen, but it must be taken "
-                      f"to the end): {_listing(captures, legal)} ({who})")
-        else:
-            detail = f"capturing is compulsory: {_listing(captures, legal)} ({who})"
-        backwards = [m for m in captures if _is_backward_man_capture(board, m, pieces)]
-        if backwards:
-            detail += (f"; in {variant.title} draughts men capture backwards too: "
-                       f"{_listing(backwards, legal)} is legal")
-        return f"{head}: {detail}\nlegal moves: {listing}"
-    reason = ""
-    if from_square is not None:
-        piece = pieces.get(from_square)
-        if piece is None:
-            reason = f"there is no piece on {from_square}"
-        elif piece.color != board.turn:
-            reason = (f"the piece on {from_square} is {COLOR_TITLES[piece.color]}'s, and it is "
-                      f"{mover}'s move")
-        else:
-            own = [m for m in legal if m.from_square == from_square]
-            name = _piece_name(piece)
-            if not own:
-                reason = f"the {name} on {from_square} cannot move"
-            else:
-                targets = sorted(m.to_square for m in own)
-                where = " or ".join(map(str, targets)) if len(targets) <= 2 else (
-                    ", ".join(map(str, targets[:-1])) + f" or {targets[-1]}")
-                reason = f"the {name} on {from_square} can only go to {where}"
-                if to_square is not None and to_square in pieces and to_square not in targets:
-                    reason = f"{to_square} is occupied; " + reason
-    else:
-        reason = "cannot read it as a move: write from-to (32-28) or fromxto (19x28)"
-    text = f"{head}: {reason}" if reason else head
-    return f"{text}\nlegal moves: {listing}"
-
-
-def _is_backward_man_capture(board: Board, move: Any, pieces: dict[int, Piece]) -> bool:
-    piece = pieces.get(move.from_square)
-    if piece is None or piece.king or len(move.path) < 2:
-        return False
-    variant = board.variant
-    rows = [variant.row_col(s)[0] for s in move.path]
-    forward = -1 if piece.color == WHITE else 1
-    return any((b - a) * forward < 0 for a, b in zip(rows, rows[1:]))
+resolve_move = read_move
+"""The move that a line typed names, and whether it was completed: moves are read
+by :func:`damier.moves.read_move` (the one move-input path of damier)."""
 
 
 # -- drawing the board -------------------------------------------------------------------------
@@ -849,8 +677,8 @@ class PlaySession:
                      "play, or `undo` to take back your move.", "error")
             return
         try:
-            move, completed = resolve_move(self.board, text)
-        except MoveInputError as err:
+            move, completed = read_move(self.board, text)
+        except MoveError as err:
             self.say(str(err), "error")
             return
         notation = self.board.notation(move)
@@ -974,9 +802,10 @@ class PlaySession:
         if self.is_over() or not legal:
             self.say("no legal moves: the game is over", "error")
             return
-        text = f"legal moves for {COLOR_TITLES[self.board.turn]}: {_listing(legal, legal)}"
-        if legal[0].is_capture:
-            text += " (capturing is compulsory)"
+        text = f"legal moves for {COLOR_TITLES[self.board.turn]}: {move_listing(legal, legal)}"
+        rule = capture_rule(self.board)
+        if rule is not None:
+            text += f" ({rule})"
         self.say(text)
 
     def _cmd_board(self, args: str) -> None:

@@ -14,7 +14,7 @@ Every change is written to the :class:`~damier.web.storage.GameStore` at once.
 >>> session.play({"move": "32-27"})
 Traceback (most recent call last):
 ...
-damier.web.session.ApiError: illegal move '32-27': a capture is compulsory; legal moves are 28x19
+damier.web.session.ApiError: illegal move '32-27': a capture is compulsory: the piece on 28 must capture; legal moves are 28x19
 >>> session.undo(1)
 1
 >>> GameSession.load(store, session.id).record.moves
@@ -32,7 +32,8 @@ from damier import pdn
 from damier._core import Move
 from damier.board import Board
 from damier.errors import AmbiguousMoveError, IllegalMoveError, InvalidFenError, PdnError
-from damier.notation import illegal_move_message, move_text
+from damier.moves import capture_rule, parse_move_spec
+from damier.notation import move_text
 from damier.outcome import Termination
 from damier.piece import BLACK, WHITE
 from damier.variants import VARIANTS, Variant, get_variant
@@ -83,17 +84,9 @@ def move_info(move: Move, legal: list[Move]) -> dict[str, Any]:
             "path": list(move.path), "captures": list(move.captures), "ambiguous": ambiguous}
 
 
-def capture_explanation(board: Board) -> str | None:
-    """Why only captures may be played here, in words (None when captures are not forced)."""
-    legal = board.legal_moves
-    captures = [m for m in legal if m.is_capture]
-    if not captures or len(captures) != len(legal):
-        return None
-    most = max(len(m.captures) for m in captures)
-    if board.variant.majority_capture and most > 1:
-        return (f"capturing is compulsory, and the capture taking the most pieces ({most}) "
-                "must be played")
-    return "a capture is compulsory"
+capture_explanation = capture_rule
+"""Why only captures may be played here, in words (None when captures are not forced):
+:func:`damier.moves.capture_rule`."""
 
 
 @dataclass(frozen=True)
@@ -263,46 +256,20 @@ class GameSession:
 
     def resolve(self, spec: dict[str, Any]) -> Move:
         """The legal move described by ``spec``: ``{"move": "32-28"}`` or
-        ``{"from": 47, "to": 36, "path": [...], "captures": [...]}``."""
-        board = self.board
-        legal = board.legal_moves
-        if "move" in spec:
-            text = spec["move"]
-            try:
-                return board.parse_move(text)
-            except AmbiguousMoveError as err:
-                raise self._move_error(str(err), ambiguous=True) from None
-            except IllegalMoveError as err:
-                raise self._move_error(str(err)) from None
-        start, end = spec["from"], spec["to"]
-        for square in (start, end):
-            if not 1 <= square <= self.variant.squares:
-                raise self._move_error(f"square {square} is not on the {self.variant.title} "
-                                       f"board (1-{self.variant.squares})")
-        candidates = [m for m in legal if m.from_square == start and m.to_square == end]
-        if any(not m.is_capture for m in candidates):
-            candidates = [m for m in candidates if not m.is_capture]
-        path = spec.get("path")
-        if path is not None and candidates:
-            exact = [m for m in candidates if list(m.path) == list(path)]
-            candidates = exact or [m for m in candidates if _is_subsequence(path, m.path)]
-        captures = spec.get("captures")
-        if captures is not None and candidates:
-            candidates = [m for m in candidates if m.capture_set == frozenset(captures)]
-        if len(candidates) == 1:
-            return candidates[0]
-        written = "x".join(map(str, path)) if path else (
-            f"{start}x{end}" if any(m.is_capture for m in legal) else f"{start}-{end}")
-        if len(candidates) > 1:
-            options = ", ".join(sorted(move_text(m, legal) for m in candidates))
-            raise self._move_error(f"ambiguous move {written!r}: it matches {options}; "
-                                   "give the path", ambiguous=True,
-                                   candidates=[move_info(m, legal) for m in candidates])
-        raise self._move_error(illegal_move_message(written, legal, self.variant))
+        ``{"from": 47, "to": 36, "path": [...], "captures": [...]}``, read by
+        :func:`damier.moves.parse_move_spec`."""
+        try:
+            return parse_move_spec(self.board, spec)
+        except (IllegalMoveError, AmbiguousMoveError) as err:
+            raise self._move_error(err) from None
 
-    def _move_error(self, message: str, *, ambiguous: bool = False, **extra: Any) -> ApiError:
+    def _move_error(self, err: IllegalMoveError | AmbiguousMoveError) -> ApiError:
         legal = self.board.legal_moves
-        return ApiError(400, message, kind="ambiguous_move" if ambiguous else "illegal_move",
+        ambiguous = isinstance(err, AmbiguousMoveError)
+        extra: dict[str, Any] = {}
+        if isinstance(err, AmbiguousMoveError):
+            extra["candidates"] = [move_info(m, legal) for m in err.candidates]
+        return ApiError(400, str(err), kind="ambiguous_move" if ambiguous else "illegal_move",
                         legal_moves=sorted(move_text(m, legal) for m in legal),
                         compulsory_capture=capture_explanation(self.board), **extra)
 
@@ -590,11 +557,6 @@ class GameSession:
     def filename(self) -> str:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{self.record.white}-vs-{self.record.black}")
         return f"damier-{self.id}-{safe[:60]}.pdn"
-
-
-def _is_subsequence(squares: list[int], path: tuple[int, ...]) -> bool:
-    it = iter(path)
-    return all(any(s == p for p in it) for s in squares)
 
 
 def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str | None = None,
