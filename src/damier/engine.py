@@ -13,6 +13,23 @@ without holding the GIL, so other Python threads stay responsive and may call
 True
 >>> result.depth >= 8
 True
+
+The python-chess style API (``chess.engine`` is the model): one :class:`Limit`,
+:meth:`Engine.play` giving a :class:`PlayResult`, :meth:`Engine.analyse` giving
+:class:`InfoDict` s, and :meth:`Engine.analysis`, a handle on a search running in
+the background. :class:`damier.hub.HubEngine` answers with the same types.
+
+>>> played = engine.play(board, Limit(depth=6))
+>>> played.move in board.legal_moves, played.info["depth"]
+(True, 6)
+>>> lines = engine.analyse(board, Limit(depth=4), multipv=2)
+>>> [line["multipv"] for line in lines], lines[0]["score"].relative >= lines[1]["score"].relative
+([1, 2], True)
+>>> with engine.analysis(board) as analysis:    # no limit: until stop()
+...     first = analysis.get(timeout=5.0)
+...     analysis.stop()
+>>> first["depth"], analysis.wait(timeout=5.0).move in board.legal_moves
+(1, True)
 """
 
 from __future__ import annotations
@@ -20,23 +37,30 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, TypedDict, overload
 
 from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate_position,
-                          set_eval_params)
+                          set_eval_params, set_root_first)
 from damier.board import Board
 from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
+from damier.piece import Color
+from damier.score import Cm, Loss, PovScore, Score, Win
 from damier.variants import VARIANTS, Variant
 
-__all__ = ["Engine", "Clock", "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
-           "format_score", "check_limits", "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO"]
+__all__ = ["Engine", "Clock", "Limit", "PlayResult", "InfoDict", "AnalysisResult",
+           "AnalysisComplete", "Score", "Cm", "Win", "Loss", "PovScore",
+           "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
+           "format_score", "check_limits", "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO",
+           "MATE_SCORE", "MATE_THRESHOLD"]
 
 INFINITE_DEPTH = 80
 """The deepest search (plies): ``depth`` goes from 1 to this, and a search with no
@@ -78,7 +102,7 @@ def _check_seconds(name: str, value: Any, *, zero_ok: bool) -> float:
 def _check_count(name: str, value: Any, low: int, high: int, what: str = "") -> int:
     """``value`` as an int from ``low`` to ``high``; else a ValueError naming ``name``."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) \
-            or not low <= value <= high:
+            or not low <= int(value) <= high:
         raise ValueError(f"{name} must be {what}a whole number from {low} to {high}, "
                          f"got {_number_text(value)}")
     return int(value)
@@ -218,6 +242,262 @@ def format_score(score: int) -> str:
     return f"{score / 100:+.2f}"
 
 
+# -- the python-chess style API: limits, results, infos, the analysis handle ---------------------
+
+
+@dataclass(frozen=True, repr=False)
+class Limit:
+    """When a search stops (python-chess's ``chess.engine.Limit``): after ``depth``
+    plies, ``nodes`` nodes, ``time`` seconds, or the budget the engine takes from a
+    game ``clock`` (:class:`Clock`), whichever comes first. With no limit at all
+    :meth:`Engine.play` and :meth:`Engine.analyse` search to depth
+    :data:`INFINITE_DEPTH` or a forced result.
+
+    The limits are checked as :func:`check_limits` checks them (``time`` as its
+    ``movetime``), so a bad one raises :class:`ValueError` at once; ``time`` is
+    kept as a float. The repr gives back an equal limit:
+
+    >>> Limit(depth=8, time=1)
+    Limit(depth=8, time=1.0)
+    >>> eval(repr(Limit(nodes=5000, clock=Clock(60, 60, 1, 1)))) == Limit(nodes=5000, clock=Clock(60, 60, 1, 1))
+    True
+    >>> Limit(time=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: time must be a finite number of seconds > 0, got 0
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    time: float | None = None
+    clock: Clock | None = None
+
+    def __post_init__(self) -> None:
+        depth, nodes, _ = check_limits(depth=self.depth, nodes=self.nodes, clock=self.clock)
+        object.__setattr__(self, "depth", depth)
+        object.__setattr__(self, "nodes", nodes)
+        if self.time is not None:
+            object.__setattr__(self, "time", _check_seconds("time", self.time, zero_ok=False))
+
+    def __repr__(self) -> str:
+        fields = [f"{name}={getattr(self, name)!r}" for name in ("depth", "nodes", "time", "clock")
+                  if getattr(self, name) is not None]
+        return f"Limit({', '.join(fields)})"
+
+
+class InfoDict(TypedDict, total=False):
+    """What an engine reports about a search (python-chess's ``InfoDict``); an
+    engine may leave out any key.
+
+    ``score`` (:class:`damier.score.PovScore`), ``depth`` and ``seldepth``
+    (plies), ``nodes``, ``nps`` (nodes per second), ``time`` (seconds since the
+    search began), ``pv`` (the principal variation as legal :class:`Move` s from
+    the searched position) and ``multipv`` (the line's rank, from 1)."""
+
+    score: PovScore
+    depth: int
+    seldepth: int
+    nodes: int
+    nps: int
+    time: float
+    pv: list[Move]
+    multipv: int
+
+
+@dataclass
+class PlayResult:
+    """The answer of :meth:`Engine.play` (python-chess's ``PlayResult``): the move
+    to play (None only when the position has no legal move), the reply the engine
+    expects (``ponder``, or None) and what it saw (``info``)."""
+
+    move: Move | None
+    ponder: Move | None = None
+    info: InfoDict = field(default_factory=lambda: InfoDict())
+
+
+class AnalysisComplete(Exception):
+    """:meth:`AnalysisResult.get` was called after the last info had been taken."""
+
+
+class AnalysisResult:
+    """A handle on a search running in the background (python-chess's
+    ``SimpleAnalysisResult``), as :meth:`Engine.analysis` and
+    :meth:`damier.hub.HubEngine.analysis` return it.
+
+    Iterating yields each :class:`InfoDict` as the engine reports it (a line of
+    a multi-PV search has its ``multipv`` key), and ends when the search ends.
+    :attr:`info` and :attr:`multipv` are the latest snapshot. :meth:`stop` asks
+    the search to end (latched: a stop that comes before the search has really
+    started still stops it); :meth:`wait` waits for the end and returns a
+    :class:`PlayResult`. As a context manager it stops the search and waits on exit.
+
+    The handle is safe to use from several threads; the waits take a ``timeout``
+    in seconds (None: no limit) and raise :class:`TimeoutError` when it passes.
+    """
+
+    def __init__(self, stop: Callable[[], None]) -> None:
+        self._stop = stop
+        self._queue: queue.Queue[InfoDict | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._lines: list[InfoDict] = [InfoDict()]
+        self._finished = threading.Event()
+        self._result: PlayResult | None = None
+        self._error: BaseException | None = None
+        self._ended = False  # the end of the queue has been read
+
+    # -- the engine's side ---------------------------------------------------------------
+
+    def post(self, info: InfoDict) -> None:
+        """Reports ``info`` (the engine's side; called from the search thread)."""
+        with self._lock:
+            index = max(1, info.get("multipv", 1)) - 1
+            while len(self._lines) <= index:
+                self._lines.append(InfoDict())
+            self._lines[index].update(info)
+        self._queue.put(info)
+
+    def finish(self, result: PlayResult | None = None, *, lines: Sequence[InfoDict] | None = None,
+               error: BaseException | None = None) -> None:
+        """Ends the analysis (the engine's side): its result, the final lines (they
+        replace the snapshot) or the error that :meth:`wait` raises."""
+        with self._lock:
+            if self._finished.is_set():
+                return
+            if lines:
+                self._lines = [line.copy() for line in lines]
+            self._result = result
+            self._error = error
+            self._finished.set()
+        self._queue.put(None)
+
+    # -- the user's side -------------------------------------------------------------------
+
+    @property
+    def info(self) -> InfoDict:
+        """What the engine reported last about the first line (a copy)."""
+        with self._lock:
+            return self._lines[0].copy()
+
+    @property
+    def multipv(self) -> list[InfoDict]:
+        """The latest info of each line, best first (copies)."""
+        with self._lock:
+            return [line.copy() for line in self._lines]
+
+    @property
+    def done(self) -> bool:
+        """Whether the search has ended."""
+        return self._finished.is_set()
+
+    def stop(self) -> None:
+        """Asks the search to end now (from any thread; latched, never lost)."""
+        if not self._finished.is_set():
+            self._stop()
+
+    def wait(self, timeout: float | None = None) -> PlayResult:
+        """Waits for the end of the search and returns the best move and its line.
+
+        Raises :class:`TimeoutError` if the search is still running after
+        ``timeout`` seconds, or the error that ended the search."""
+        if not self._finished.wait(timeout):
+            raise TimeoutError(f"the search did not end within {timeout} s")
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    def get(self, timeout: float | None = None) -> InfoDict:
+        """The next info, waiting for it. Raises :class:`AnalysisComplete` when the
+        search has ended and every info has been taken, :class:`TimeoutError`
+        when none comes within ``timeout`` seconds."""
+        if self._ended:
+            raise AnalysisComplete()
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no info within {timeout} s") from None
+        if item is None:
+            self._ended = True
+            self._queue.put(None)  # other readers see the end too
+            raise AnalysisComplete()
+        return item
+
+    def next(self, timeout: float | None = None) -> InfoDict | None:
+        """The next info, or None when the search has ended and every info has
+        been taken (see :meth:`get`)."""
+        try:
+            return self.get(timeout)
+        except AnalysisComplete:
+            return None
+
+    def empty(self) -> bool:
+        """Whether no info is waiting to be taken (the search may still report more)."""
+        return self._ended or self._queue.empty() or (
+            self._queue.qsize() == 1 and self._finished.is_set())
+
+    def __iter__(self) -> Iterator[InfoDict]:
+        return self
+
+    def __next__(self) -> InfoDict:
+        try:
+            return self.get()
+        except AnalysisComplete:
+            raise StopIteration from None
+
+    def __enter__(self) -> AnalysisResult:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+        self._finished.wait()
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "running"
+        return f"<AnalysisResult {state}, info={self.info!r}>"
+
+
+def _pov_score(score: int, turn: Color) -> PovScore:
+    return PovScore(Score.from_engine(score), turn)
+
+
+def _info_dict(turn: Color, *, score: int, depth: int, seldepth: int, nodes: int, time: float,
+               pv: Sequence[Move], multipv: int) -> InfoDict:
+    return InfoDict(score=_pov_score(score, turn), depth=depth, seldepth=seldepth, nodes=nodes,
+                    nps=int(nodes / time) if time > 0 else 0, time=time, pv=list(pv),
+                    multipv=multipv)
+
+
+def _result_info(result: SearchResult, turn: Color, multipv: int = 1) -> InfoDict:
+    return _info_dict(turn, score=result.score, depth=result.depth, seldepth=result.seldepth,
+                      nodes=result.nodes, time=result.time, pv=result.pv, multipv=multipv)
+
+
+def _search_info(info: SearchInfo, turn: Color) -> InfoDict:
+    return _info_dict(turn, score=info.score, depth=info.depth, seldepth=info.seldepth,
+                      nodes=info.nodes, time=info.time, pv=info.pv, multipv=info.multipv)
+
+
+def _play_result(result: SearchResult, turn: Color) -> PlayResult:
+    return PlayResult(result.best_move, result.ponder, _result_info(result, turn))
+
+
+def _check_limit(limit: Any) -> Limit:
+    if not isinstance(limit, Limit):
+        raise TypeError(f"expected a damier.engine.Limit, not {type(limit).__name__}")
+    return limit
+
+
+class _Ticket:
+    """One search asked for: its stop request, kept until the search ends (see
+    :meth:`Engine.stop`)."""
+
+    __slots__ = ("stopped",)
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+
 @dataclass(frozen=True)
 class Level:
     """How a level weakens the engine: a depth cap, and a margin (centi-men)
@@ -255,7 +535,7 @@ def load_eval_weights(variant: Variant, path: str | None = None) -> dict[str, An
     else:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
-    data = json.loads(text)
+    data: dict[str, Any] = json.loads(text)
     set_eval_params(variant.index, *_weight_vectors(data, variant))
     _loaded_variants.add(variant.name)
     return data
@@ -338,7 +618,10 @@ class Engine:
         self.level = level
         self._core = SearchCore(hash_mb)
         self._core.set_threads(threads)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()       # one search at a time
+        self._state = threading.Lock()      # guards the tickets and the running one
+        self._tickets: set[_Ticket] = set()  # the searches asked for and not ended
+        self._running: _Ticket | None = None
         self._random = random.Random(seed)
         if weights is not None:
             self.set_weights(weights)
@@ -379,10 +662,152 @@ class Engine:
             self._core.clear()
 
     def stop(self) -> None:
-        """Stops the running search as soon as possible (from any thread)."""
-        self._core.stop()
+        """Stops the running search as soon as possible (from any thread).
 
-    # -- searching -----------------------------------------------------------------
+        The stop is latched: it also stops every search already asked for that
+        has not really started yet (a call to :meth:`search`, :meth:`play`,
+        :meth:`analyse` waiting for another search to end, or a background search
+        of :meth:`analysis` that has not reached the compiled core). It does not
+        reach searches asked for after it."""
+        with self._state:
+            for ticket in self._tickets:
+                ticket.stopped = True
+            self._core.stop()
+
+    def _request(self) -> _Ticket:
+        ticket = _Ticket()
+        with self._state:
+            self._tickets.add(ticket)
+        return ticket
+
+    def _stop_ticket(self, ticket: _Ticket) -> None:
+        """Stops the search of ``ticket`` (latched), and no other."""
+        with self._state:
+            ticket.stopped = True
+            if self._running is ticket:
+                self._core.stop()
+
+    # -- searching: the python-chess style API ------------------------------------------
+
+    def play(self, board: Board, limit: Limit) -> PlayResult:
+        """The move to play in ``board``'s position within ``limit``, at the engine's
+        level (python-chess's ``engine.play``).
+
+        >>> import damier
+        >>> result = Engine(hash_mb=4).play(damier.Board(), Limit(depth=3))
+        >>> result.move in damier.Board().legal_moves, result.info["depth"]
+        (True, 3)
+        """
+        limit = _check_limit(limit)
+        result = self._run(board, multipv=1, depth=limit.depth, nodes=limit.nodes,
+                           movetime=limit.time, clock=limit.clock, info=None, infinite=False,
+                           weaken=True)[0]
+        return _play_result(result, board.turn)
+
+    @overload
+    def analyse(self, board: Board, limit: Limit, multipv: None = None) -> InfoDict: ...
+
+    @overload
+    def analyse(self, board: Board, limit: Limit, multipv: int) -> list[InfoDict]: ...
+
+    @overload
+    def analyse(self, board: Board, limit: None = None, multipv: int | None = None, *,
+                depth: int | None = None, nodes: int | None = None,
+                movetime: float | None = None, info: Callable[[SearchInfo], Any] | None = None,
+                infinite: bool = False) -> list[SearchResult]: ...
+
+    def analyse(self, board: Board, limit: Limit | None = None, multipv: int | None = None, *,
+                depth: int | None = None, nodes: int | None = None,
+                movetime: float | None = None, info: Callable[[SearchInfo], Any] | None = None,
+                infinite: bool = False) -> InfoDict | list[InfoDict] | list[SearchResult]:
+        """Analyses ``board``'s position at full strength. Two forms:
+
+        - ``analyse(board, Limit(...), multipv=None)``, as python-chess's: the
+          :class:`InfoDict` of the best line, or with ``multipv=N`` a list of the
+          ``N`` best lines' infos, best first, every one searched to the same depth.
+        - ``analyse(board, multipv=1, depth=..., nodes=..., movetime=...,
+          info=..., infinite=...)`` (no :class:`Limit`): the keyword form, a list
+          of the ``multipv`` best :class:`SearchResult` s, best first; ``info`` is
+          called with a :class:`SearchInfo` for each line of each depth.
+
+        ``multipv`` is a whole number from 1 to 1000 (more than the legal moves
+        gives one line per legal move); the limits are checked as :meth:`search`
+        checks them. Under a time or node limit the lines all come from the last
+        depth that was completed for every line.
+        """
+        if limit is not None:
+            if (depth, nodes, movetime, info) != (None, None, None, None) or infinite:
+                raise TypeError("analyse() takes a Limit or the keyword limits, not both")
+            limit = _check_limit(limit)
+            count = 1 if multipv is None else _check_count("multipv", multipv, 1, 1000)
+            results = self._run(board, multipv=count, depth=limit.depth, nodes=limit.nodes,
+                                movetime=limit.time, clock=limit.clock, info=None,
+                                infinite=False, weaken=False)
+            lines = [_result_info(r, board.turn, i) for i, r in enumerate(results, start=1)]
+            return lines[0] if multipv is None else lines
+        multipv = _check_count("multipv", 1 if multipv is None else multipv, 1, 1000)
+        return self._run(board, multipv=multipv, depth=depth, nodes=nodes, movetime=movetime,
+                         clock=None, info=info, infinite=infinite, weaken=False)
+
+    def analysis(self, board: Board, limit: Limit | None = None, multipv: int | None = None, *,
+                 infinite: bool = False) -> AnalysisResult:
+        """Starts analysing ``board``'s position in the background and returns its
+        :class:`AnalysisResult` at once (python-chess's ``engine.analysis``).
+
+        With no ``limit`` the search goes on until :meth:`AnalysisResult.stop`
+        (or :meth:`stop`); with ``infinite=True`` it also waits for the stop after
+        reaching its limit. ``multipv=N`` reports the ``N`` best lines, depth by
+        depth. The position is copied: ``board`` may change meanwhile.
+        """
+        count = 1 if multipv is None else _check_count("multipv", multipv, 1, 1000)
+        return self._start(board, limit, multipv=count, weaken=False,
+                           infinite=infinite or limit is None)
+
+    def think(self, board: Board, limit: Limit | None = None, *,
+              infinite: bool = False) -> AnalysisResult:
+        """:meth:`play` in the background: returns an :class:`AnalysisResult` at
+        once, whose :meth:`~AnalysisResult.wait` gives the :class:`PlayResult`
+        :meth:`play` would (at the engine's level). With no ``limit``, or with
+        ``infinite=True`` once the limit is reached, it searches until stopped
+        (pondering, or a GUI's "move now")."""
+        return self._start(board, limit, multipv=1, weaken=True,
+                           infinite=infinite or limit is None)
+
+    def _start(self, board: Board, limit: Limit | None, *, multipv: int, weaken: bool,
+               infinite: bool) -> AnalysisResult:
+        if not isinstance(board, Board):
+            raise TypeError(f"expected a damier.Board, not {type(board).__name__}")
+        limit = _check_limit(limit if limit is not None else Limit())
+        board = board.copy()
+        turn = board.turn
+        # The ticket exists before the thread: a stop from now on is never lost.
+        ticket = self._request()
+        handle = AnalysisResult(lambda: self._stop_ticket(ticket))
+
+        def on_info(info: SearchInfo) -> None:
+            handle.post(_search_info(info, turn))
+
+        def work() -> None:
+            try:
+                results = self._run(board, multipv=multipv, depth=limit.depth,
+                                    nodes=limit.nodes, movetime=limit.time, clock=limit.clock,
+                                    info=on_info, infinite=infinite, weaken=weaken,
+                                    ticket=ticket)
+            except BaseException as exc:  # noqa: BLE001 - handed to wait()
+                handle.finish(error=exc)
+                return
+            lines = [_result_info(r, turn, i) for i, r in enumerate(results, start=1)]
+            handle.finish(_play_result(results[0], turn), lines=lines)
+
+        try:
+            threading.Thread(target=work, name="damier-analysis", daemon=True).start()
+        except BaseException:
+            with self._state:
+                self._tickets.discard(ticket)
+            raise
+        return handle
+
+    # -- searching: the keyword API -------------------------------------------------------
 
     def search(self, board: Board, *, depth: int | None = None, nodes: int | None = None,
                movetime: float | None = None, clock: Clock | None = None,
@@ -403,17 +828,6 @@ class Engine:
                             clock=clock, info=info, infinite=infinite, weaken=True)
         return results[0]
 
-    def analyse(self, board: Board, *, multipv: int = 1, depth: int | None = None,
-                nodes: int | None = None, movetime: float | None = None,
-                info: Callable[[SearchInfo], Any] | None = None,
-                infinite: bool = False) -> list[SearchResult]:
-        """The best ``multipv`` moves with their scores and lines, best first
-        (always at full strength). ``multipv`` is a whole number from 1 to 1000;
-        the limits are checked as :meth:`search` checks them."""
-        multipv = _check_count("multipv", multipv, 1, 1000)
-        return self._run(board, multipv=multipv, depth=depth, nodes=nodes, movetime=movetime,
-                         clock=None, info=info, infinite=infinite, weaken=False)
-
     # -- internals -------------------------------------------------------------------
 
     def _history(self, board: Board) -> tuple[list[int], int, int]:
@@ -433,9 +847,10 @@ class Engine:
         rules (0: off), and the plies already played in the current position's
         class of material (the classes of :mod:`damier.outcome`)."""
         rules = board.rules
-        limits = tuple(2 * n if n else 0 for n in (rules.five_moves_limit,
-                                                    rules.sixteen_moves_limit,
-                                                    rules.three_kings_limit))
+        five, sixteen, three = (2 * n if n else 0 for n in (rules.five_moves_limit,
+                                                             rules.sixteen_moves_limit,
+                                                             rules.three_kings_limit))
+        limits = (five, sixteen, three)
 
         def material_class(s: Any) -> int:
             # the classes of damier.outcome, numbered as end_class in the core numbers them
@@ -445,7 +860,7 @@ class Engine:
             if lone == _SIXTEEN and limits[1]:
                 return 2
             if limits[2] and _is_three_kings_vs_king(s):
-                return 3 + 4 * s.pieces   # a capture starts a new count
+                return 3 + 4 * int(s.pieces)   # a capture starts a new count
             return 0
 
         snapshots = board._snapshots
@@ -461,24 +876,51 @@ class Engine:
     def _run(self, board: Board, *, multipv: int, depth: int | None, nodes: int | None,
              movetime: float | None, clock: Clock | None,
              info: Callable[[SearchInfo], Any] | None, infinite: bool,
-             weaken: bool) -> list[SearchResult]:
-        if not isinstance(board, Board):
-            raise TypeError(f"expected a damier.Board, not {type(board).__name__}")
-        depth, nodes, movetime = check_limits(depth=depth, nodes=nodes, movetime=movetime,
-                                              clock=clock)
-        _ensure_weights(board.variant)
-        level = LEVELS[self.level] if weaken else LEVELS[10]
-        if level.depth is not None:
-            depth = min(depth, level.depth) if depth is not None else level.depth
-        if level.margin and multipv == 1:
-            multipv = 64
+             weaken: bool, ticket: _Ticket | None = None) -> list[SearchResult]:
+        try:
+            if not isinstance(board, Board):
+                raise TypeError(f"expected a damier.Board, not {type(board).__name__}")
+            depth, nodes, movetime = check_limits(depth=depth, nodes=nodes, movetime=movetime,
+                                                  clock=clock)
+            _ensure_weights(board.variant)
+            if ticket is None:
+                ticket = self._request()
+            level = LEVELS[self.level] if weaken else LEVELS[10]
+            if level.depth is not None:
+                depth = min(depth, level.depth) if depth is not None else level.depth
+            if level.margin and multipv == 1:
+                multipv = 64
+            with self._lock:
+                results = self._search_locked(board, ticket, multipv=multipv, depth=depth,
+                                              nodes=nodes, movetime=movetime, clock=clock,
+                                              info=info, infinite=infinite)
+        finally:
+            if ticket is not None:
+                with self._state:
+                    self._tickets.discard(ticket)
+        # Best first (every line comes from the same depth, but a line cut short
+        # by a limit before the first depth was complete may be shallower).
+        results.sort(key=lambda r: (-r.depth, -r.score))
+        if weaken and level.margin:
+            return [self._weakened_choice(results, level)]
+        return results
 
-        with self._lock:
-            start = time.monotonic()
-            keys, rev, king_draw = self._history(board)
-            end_limits, end_done = self._endgame_counts(board)
-            core = self._core
-            n = core.new_search(board, keys, rev, king_draw, end_limits, end_done)
+    def _search_locked(self, board: Board, ticket: _Ticket, *, multipv: int, depth: int | None,
+                       nodes: int | None, movetime: float | None, clock: Clock | None,
+                       info: Callable[[SearchInfo], Any] | None,
+                       infinite: bool) -> list[SearchResult]:
+        start = time.monotonic()
+        keys, rev, king_draw = self._history(board)
+        end_limits, end_done = self._endgame_counts(board)
+        core = self._core
+        n = core.new_search(board, keys, rev, king_draw, end_limits, end_done)
+        # new_search clears the core's stop flag: a stop asked for before this
+        # point is in the ticket, and is applied now (the latch).
+        with self._state:
+            self._running = ticket
+            if ticket.stopped:
+                core.stop()
+        try:
             root_moves = core.root_moves()
             if n == 0:
                 return [SearchResult(None, -MATE_SCORE, 0, 0, 0, 0.0, [])]
@@ -490,23 +932,11 @@ class Engine:
             deadline = start + hard if hard is not None else 0.0
             core.set_limits(nodes or 0, deadline)
             max_depth = depth if depth is not None else INFINITE_DEPTH
-            multipv = min(multipv, n)
-
-            results: list[SearchResult] = []
-            skipped: list[int] = []
-            helpers = self._start_helpers(core, max_depth) if multipv == 1 and n > 1 else []
+            lines = min(multipv, n)
+            helpers = self._start_helpers(core, max_depth) if lines == 1 and n > 1 else []
             try:
-                for pv_index in range(multipv):
-                    core.set_skip(skipped)
-                    best = self._iterate(core, root_moves, max_depth, start, soft, info,
-                                         pv_index + 1, infinite and multipv == 1, n)
-                    if best is None:
-                        break
-                    result, index = best
-                    results.append(result)
-                    skipped.append(index)
-                    if core.stopped:
-                        break
+                results = self._deepen(core, root_moves, lines, max_depth, start, soft, info,
+                                       infinite)
             finally:
                 core.stop_helpers()
                 for thread in helpers:
@@ -515,54 +945,81 @@ class Engine:
                 # Stopped before the first iteration finished: play the first legal move.
                 results = [SearchResult(root_moves[0], 0, 0, 0, core.nodes,
                                         time.monotonic() - start, [root_moves[0]])]
-        # Best first; a line cut short by a limit (shallower) after the full-depth ones.
-        results.sort(key=lambda r: (-r.depth, -r.score))
-        if weaken and level.margin:
-            return [self._weakened_choice(results, level)]
-        return results
+            return results
+        finally:
+            with self._state:
+                self._running = None
 
-    def _iterate(self, core: SearchCore, root_moves: list[Move], max_depth: int, start: float,
-                 soft: float | None, info: Callable[[SearchInfo], Any] | None, multipv: int,
-                 infinite: bool, candidates: int) -> tuple[SearchResult, int] | None:
-        best: tuple[SearchResult, int] | None = None
-        previous: int | None = None
+    def _deepen(self, core: SearchCore, root_moves: list[Move], lines: int, max_depth: int,
+                start: float, soft: float | None, info: Callable[[SearchInfo], Any] | None,
+                infinite: bool) -> list[SearchResult]:
+        """Iterative deepening of the ``lines`` best root moves: depth by depth, and
+        at each depth line by line (the moves of the better lines left out).
+
+        Returns the lines of the last depth completed for all of them; when the
+        search stops before depth 1 is complete, the lines that depth 1 found."""
+        done: list[SearchResult] = []
+        done_index: list[int] = []
         for d in range(1, max_depth + 1):
-            alpha, beta = -MATE_SCORE - 1, MATE_SCORE + 1
-            window = 35
-            if previous is not None and d >= 5 and abs(previous) < MATE_THRESHOLD:
-                alpha, beta = previous - window, previous + window
-            while True:
-                score, index, pv, stopped = core.search(d, alpha, beta)
-                if stopped:
+            current: list[SearchResult] = []
+            indices: list[int] = []
+            for k in range(lines):
+                first = done_index[k] if k < len(done_index) else -1
+                core.set_skip(indices)
+                set_root_first(core, first)
+                previous = done[k].score if k < len(done) else None
+                found = self._search_depth(core, d, previous)
+                if found is None:
                     break
-                if score <= alpha:
-                    alpha = max(-MATE_SCORE - 1, alpha - window * 4)
-                    window *= 4
-                elif score >= beta:
-                    beta = min(MATE_SCORE + 1, beta + window * 4)
-                    window *= 4
-                else:
-                    break
-            if stopped:
+                score, index, pv = found
+                elapsed = time.monotonic() - start
+                move = root_moves[index] if index >= 0 else (pv[0] if pv else None)
+                current.append(SearchResult(move, score, d, core.seldepth, core.nodes, elapsed,
+                                            list(pv)))
+                indices.append(index)
+                if info is not None:
+                    info(SearchInfo(d, core.seldepth, score, core.nodes, elapsed, list(pv), k + 1))
+            if len(current) < lines:
+                if not done:
+                    done = current
                 break
-            previous = score
-            elapsed = time.monotonic() - start
-            move = root_moves[index] if index >= 0 else (pv[0] if pv else None)
-            result = SearchResult(move, score, d, core.seldepth, core.nodes, elapsed, list(pv))
-            best = (result, index)
-            if info is not None:
-                info(SearchInfo(d, core.seldepth, score, core.nodes, elapsed, list(pv), multipv))
-            if candidates == 1 and not infinite and d >= 1:
+            done, done_index = current, indices
+            if infinite:
+                continue
+            if len(root_moves) == 1:
                 break  # a single legal move: nothing to think about
-            if abs(score) > MATE_THRESHOLD and MATE_SCORE - abs(score) <= d and not infinite:
+            if all(abs(r.score) > MATE_THRESHOLD and MATE_SCORE - abs(r.score) <= d
+                   for r in current):
+                break  # every line is a forced result, seen to its end
+            if soft is not None and time.monotonic() - start >= soft * 0.6:
                 break
-            if soft is not None and not infinite and elapsed >= soft * 0.6:
-                break
-        if infinite and not core.stopped:
+        if infinite:
             # An infinite search keeps the last result until stopped.
             while not core.stopped:
                 time.sleep(0.005)
-        return best
+        return done
+
+    @staticmethod
+    def _search_depth(core: SearchCore, depth: int,
+                      previous: int | None) -> tuple[int, int, list[Move]] | None:
+        """One iteration of one line, in an aspiration window around its previous
+        score: ``(score, root move index, pv)``, or None when stopped."""
+        alpha, beta = -MATE_SCORE - 1, MATE_SCORE + 1
+        window = 35
+        if previous is not None and depth >= 5 and abs(previous) < MATE_THRESHOLD:
+            alpha, beta = previous - window, previous + window
+        while True:
+            score, index, pv, stopped = core.search(depth, alpha, beta)
+            if stopped:
+                return None
+            if score <= alpha:
+                alpha = max(-MATE_SCORE - 1, alpha - window * 4)
+                window *= 4
+            elif score >= beta:
+                beta = min(MATE_SCORE + 1, beta + window * 4)
+                window *= 4
+            else:
+                return score, index, pv
 
     def _start_helpers(self, core: SearchCore, max_depth: int) -> list[threading.Thread]:
         threads = []

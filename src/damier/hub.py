@@ -40,6 +40,7 @@ order), never the intermediate landing squares.
 from __future__ import annotations
 
 import collections
+import math
 import os
 import queue
 import re
@@ -49,21 +50,23 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from damier._core import Move
 from damier.board import Board
+from damier.engine import AnalysisResult, InfoDict, Limit, PlayResult, check_limits
 from damier.errors import InvalidFenError
 from damier.notation import parse_move_text
 from damier.piece import BLACK, WHITE, Piece
 from damier.rules import Rules
+from damier.score import Cm, Loss, PovScore, Score, Win
 from damier.variants import Variant, get_variant
 
 __all__ = [
     "HubMessage", "parse_line", "format_line", "quote_value",
     "board_to_hub", "hub_to_board", "move_to_hub", "parse_hub_move",
     "HubError", "HubSyntaxError", "HubEngineError", "HubTimeoutError", "HubIllegalMoveError",
-    "HubResult", "HubEngine",
+    "HubResult", "HubEngine", "score_from_hub",
 ]
 
 # -- errors ----------------------------------------------------------------------
@@ -361,6 +364,120 @@ class HubResult:
         return self.infos[-1] if self.infos else {}
 
 
+# -- answers as damier.engine's types ----------------------------------------------------
+
+
+def score_from_hub(text: str) -> Score:
+    """The :class:`damier.score.Score` of an ``info score=`` value: men, as a
+    float; Scan's convention writes a forced win in N plies as ``100 - N/100``
+    (``99.93``: win in 7) and a forced loss as its negation.
+
+    >>> score_from_hub("0.35"), score_from_hub("-1.2"), score_from_hub("99.93"), score_from_hub("-99.96")
+    (Cm(+35), Cm(-120), Win(7), Loss(4))
+    """
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite score: {text!r}")
+    if abs(value) > 90.0:
+        plies = max(0, round((100.0 - abs(value)) * 100))
+        return Win(plies) if value > 0 else Loss(plies)
+    return Cm(round(value * 100))
+
+
+def _hub_pv(board: Board, text: str) -> list[Move]:
+    """The moves of a ``pv=`` value, as far as they are legal from ``board``."""
+    pv: list[Move] = []
+    after = board.copy(stack=False)
+    for token in text.split():
+        try:
+            move = parse_hub_move(token, after)
+        except ValueError:
+            break
+        pv.append(move)
+        after.push(move)
+    return pv
+
+
+def _hub_info(board: Board, args: Mapping[str, Any]) -> InfoDict:
+    """An ``info`` line's arguments (as :func:`_info_dict` converts them) as an
+    :class:`InfoDict` for ``board``'s position; what cannot be read is left out."""
+    info = InfoDict()
+    for name in ("depth", "seldepth", "nodes", "multipv"):
+        value = args.get(name)
+        if isinstance(value, int):
+            info[name] = value
+    seconds = args.get("time")
+    if isinstance(seconds, float) and math.isfinite(seconds) and seconds >= 0:
+        info["time"] = seconds
+    nps = args.get("nps")   # millions of nodes per second
+    if isinstance(nps, float) and math.isfinite(nps) and nps >= 0:
+        info["nps"] = round(nps * 1e6)
+    score = args.get("score")
+    if score is not None:
+        try:
+            info["score"] = PovScore(score_from_hub(str(score)), board.turn)
+        except ValueError:
+            pass
+    pv = args.get("pv")
+    if isinstance(pv, str):
+        info["pv"] = _hub_pv(board, pv)
+    return info
+
+
+def _merged_info(board: Board, infos: Iterable[Mapping[str, Any]]) -> InfoDict:
+    """The ``info`` lines merged, a later line's values replacing an earlier one's
+    (python-chess merges them so)."""
+    merged = InfoDict()
+    for args in infos:
+        merged.update(_hub_info(board, args))
+    return merged
+
+
+def _play_result(board: Board, result: HubResult) -> PlayResult:
+    return PlayResult(result.best_move, result.ponder_move, _merged_info(board, result.infos))
+
+
+def _check_limit(limit: Any) -> Limit:
+    if not isinstance(limit, Limit):
+        raise TypeError(f"expected a damier.engine.Limit, not {type(limit).__name__}")
+    return limit
+
+
+def _check_multipv(multipv: Any) -> None:
+    if multipv is not None and multipv != 1:
+        raise ValueError(f"the Hub protocol reports one line: multipv must be None or 1, "
+                         f"not {multipv!r}")
+
+
+def _level(board: Board, *, depth: Any, nodes: Any, movetime: Any,
+           clock: Any) -> tuple[list[tuple[str, Any]], float]:
+    """The ``level`` pairs of these limits, and the seconds they may take (0: no
+    time limit). The limits are those damier's engine takes (no nan, infinity or
+    overflowing number that would leave us waiting for ever)."""
+    depth, nodes, movetime = check_limits(depth=depth, nodes=nodes, movetime=movetime,
+                                          clock=clock)
+    level: list[tuple[str, Any]] = []
+    budget = 0.0
+    if depth is not None:
+        level.append(("depth", depth))
+    if nodes is not None:
+        level.append(("nodes", nodes))
+    if movetime is not None:
+        level.append(("move-time", _seconds(movetime)))
+        budget = float(movetime)
+    if clock is not None:
+        white = board.turn == WHITE
+        left = max(0.0, clock.white_time if white else clock.black_time)
+        inc = clock.white_increment if white else clock.black_increment
+        if clock.moves_to_go:
+            level.append(("moves", int(clock.moves_to_go)))
+        level.append(("time", _seconds(left + inc)))
+        if inc:
+            level.append(("inc", _seconds(inc)))
+        budget = max(budget, left + inc) if movetime is None else budget
+    return level, budget
+
+
 _EOF = object()
 
 
@@ -407,6 +524,7 @@ class HubEngine:
         self._write_lock = threading.Lock()
         self._eof = False
         self._dirty = False  # an answer may still be in flight (after a timeout)
+        self._analysis: AnalysisResult | None = None
         try:
             self._proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -504,24 +622,35 @@ class HubEngine:
             except (BrokenPipeError, OSError, ValueError):
                 raise self._died(f"sending {line!r}") from None
 
-    def _next_line(self, deadline: float, what: str) -> str:
+    def _next_line(self, deadline: float | Callable[[], float], what: str) -> str:
+        """The next line; ``deadline`` is a monotonic time, or a function giving it
+        (asked again every quarter second: an analysis's deadline comes with its stop)."""
         if self._eof:
             raise self._died(what)
-        remaining = deadline - time.monotonic()
-        try:
-            item = self._lines.get(timeout=max(remaining, 0.0)) if remaining > 0 else \
-                self._lines.get_nowait()
-        except queue.Empty:
-            raise HubTimeoutError(
-                f"Hub engine {self.name} did not answer in time while {what}{self._tail()}",
-                transcript=list(self._transcript)) from None
+        while True:
+            until = deadline() if callable(deadline) else deadline
+            remaining = until - time.monotonic()
+            try:
+                if remaining <= 0:
+                    item = self._lines.get_nowait()
+                elif callable(deadline):
+                    item = self._lines.get(timeout=min(remaining, 0.25))
+                else:
+                    item = self._lines.get(timeout=remaining)
+                break
+            except queue.Empty:
+                if remaining <= 0 or not callable(deadline):
+                    raise HubTimeoutError(
+                        f"Hub engine {self.name} did not answer in time while {what}"
+                        f"{self._tail()}", transcript=list(self._transcript)) from None
         if item is _EOF:
             self._eof = True
             raise self._died(what)
-        self._transcript.append("< " + item)
-        return item
+        line: str = item
+        self._transcript.append("< " + line)
+        return line
 
-    def _wait_for(self, command: str, deadline: float, what: str,
+    def _wait_for(self, command: str, deadline: float | Callable[[], float], what: str,
                   on_line: Callable[[HubMessage], None] | None = None) -> HubMessage:
         while True:
             line = self._next_line(deadline, what)
@@ -604,7 +733,16 @@ class HubEngine:
         return time.monotonic() - start
 
     def stop(self) -> None:
-        """Asks the engine to end its search now (safe from another thread)."""
+        """Asks the engine to end its search now (safe from another thread); it
+        also stops a running :meth:`analysis`, even one that has not sent its
+        ``go`` yet."""
+        analysis = self._analysis
+        if analysis is not None and not analysis.done:
+            analysis.stop()
+            return
+        self._send_stop()
+
+    def _send_stop(self) -> None:
         if self.alive:
             try:
                 self.send("stop")
@@ -630,7 +768,8 @@ class HubEngine:
         ``timeout`` (default: the engine's ``timeout``) for ``done``. Raises
         :class:`HubIllegalMoveError` when the answer is not a legal move,
         :class:`HubTimeoutError` and :class:`HubEngineError` as described in the
-        class.
+        class. :meth:`play`, :meth:`analyse` and :meth:`analysis` give the same
+        answers as :class:`damier.engine.Engine`'s.
         """
         if not isinstance(board, Board):
             raise TypeError(f"expected a damier.Board, not {type(board).__name__}")
@@ -638,40 +777,24 @@ class HubEngine:
             raise ValueError(f"mode must be 'think' or 'analyze', not {mode!r}")
         if movetime is None and depth is None and nodes is None and clock is None:
             raise ValueError("give a limit: movetime, depth, nodes or clock")
-        from damier.engine import check_limits
+        level, budget = _level(board, depth=depth, nodes=nodes, movetime=movetime, clock=clock)
+        self._end_analysis()
+        grace = self.timeout if timeout is None else float(timeout)
+        deadline = time.monotonic() + budget + grace
+        return self._go(board, level, mode, lambda: deadline, info)
 
-        # the limits damier's engine takes (no nan, infinity or overflowing number
-        # that would leave us waiting for ever)
-        depth, nodes, movetime = check_limits(depth=depth, nodes=nodes, movetime=movetime,
-                                              clock=clock)
-        level: list[tuple[str, Any]] = []
-        budget = 0.0
-        if depth is not None:
-            level.append(("depth", depth))
-        if nodes is not None:
-            level.append(("nodes", nodes))
-        if movetime is not None:
-            level.append(("move-time", _seconds(movetime)))
-            budget = float(movetime)
-        if clock is not None:
-            white = board.turn == WHITE
-            left = max(0.0, clock.white_time if white else clock.black_time)
-            inc = clock.white_increment if white else clock.black_increment
-            if clock.moves_to_go:
-                level.append(("moves", int(clock.moves_to_go)))
-            level.append(("time", _seconds(left + inc)))
-            if inc:
-                level.append(("inc", _seconds(inc)))
-            budget = max(budget, left + inc) if movetime is None else budget
-
+    def _go(self, board: Board, level: list[tuple[str, Any]], mode: str,
+            deadline: Callable[[], float], info: Callable[[dict[str, Any]], Any] | None,
+            sent: Callable[[], None] | None = None) -> HubResult:
+        """Sends the search and waits for ``done`` (until ``deadline()``); ``sent``
+        is called once ``go`` is out."""
         self._sync()
         self.send(self._pos_line(board))
         self.send(format_line("level", level))
         self.send(f"go {mode}")
-
+        if sent is not None:
+            sent()
         result = HubResult(None, None, "")
-        grace = self.timeout if timeout is None else float(timeout)
-        deadline = time.monotonic() + budget + grace
 
         def on_line(message: HubMessage) -> None:
             if message.command == "info":
@@ -687,9 +810,128 @@ class HubEngine:
             done = self._wait_for("done", deadline, "waiting for 'done' (searching)", on_line)
         except HubTimeoutError:
             self._dirty = True
-            self.stop()
+            self._send_stop()
             raise
         return self._finish(board, done, result)
+
+    # -- the python-chess style API (the types of damier.engine) ----------------------------
+
+    def play(self, board: Board, limit: Limit, *, timeout: float | None = None) -> PlayResult:
+        """The engine's move in ``board``'s position within ``limit`` (``go think``),
+        as :meth:`damier.engine.Engine.play` gives it: a :class:`PlayResult` whose
+        ``info`` merges the ``info`` lines (score as a ``PovScore``, ``pv`` as
+        legal moves). ``timeout`` as in :meth:`search`."""
+        limit = _check_limit(limit)
+        result = self.search(board, movetime=limit.time, depth=limit.depth, nodes=limit.nodes,
+                             clock=limit.clock, timeout=timeout)
+        return _play_result(board, result)
+
+    @overload
+    def analyse(self, board: Board, limit: Limit, multipv: None = None, *,
+                timeout: float | None = None) -> InfoDict: ...
+
+    @overload
+    def analyse(self, board: Board, limit: Limit, multipv: int, *,
+                timeout: float | None = None) -> list[InfoDict]: ...
+
+    def analyse(self, board: Board, limit: Limit, multipv: int | None = None, *,
+                timeout: float | None = None) -> InfoDict | list[InfoDict]:
+        """Analyses ``board``'s position within ``limit`` (``go analyze``) and returns
+        the :class:`InfoDict` of the line, or with ``multipv=1`` a list of it (the
+        Hub protocol has one line: a larger ``multipv`` raises ValueError)."""
+        limit = _check_limit(limit)
+        _check_multipv(multipv)
+        result = self.search(board, movetime=limit.time, depth=limit.depth, nodes=limit.nodes,
+                             clock=limit.clock, timeout=timeout, mode="analyze")
+        info = _merged_info(board, result.infos)
+        return info if multipv is None else [info]
+
+    def analysis(self, board: Board, limit: Limit | None = None, multipv: int | None = None, *,
+                 infinite: bool = False, timeout: float | None = None) -> AnalysisResult:
+        """Starts ``go analyze`` in ``board``'s position and returns at once an
+        :class:`damier.engine.AnalysisResult` that yields each ``info`` line as an
+        :class:`InfoDict`, as :meth:`damier.engine.Engine.analysis` does.
+
+        With no ``limit`` (``level infinite``), or with ``infinite=True``, the
+        engine analyses until :meth:`AnalysisResult.stop` (or :meth:`stop`). The
+        stop is latched: one that comes before ``go`` has been sent is sent right
+        after it. ``done`` is awaited up to the time limit plus ``timeout``
+        (default: the engine's ``timeout``) and, after a stop, up to ``timeout``;
+        a failure is raised by :meth:`AnalysisResult.wait`. Until the analysis
+        ends, use no other method but :meth:`stop` (:meth:`search`,
+        :meth:`play`, :meth:`analyse`, :meth:`analysis` and :meth:`quit` stop it
+        and wait for it first).
+        """
+        if not isinstance(board, Board):
+            raise TypeError(f"expected a damier.Board, not {type(board).__name__}")
+        _check_multipv(multipv)
+        if limit is not None:
+            limit = _check_limit(limit)
+            level, budget = _level(board, depth=limit.depth, nodes=limit.nodes,
+                                   movetime=limit.time, clock=limit.clock)
+        else:
+            level, budget = [], 0.0
+        endless = infinite or not level
+        if endless:
+            level.append(("infinite", ...))
+        self._end_analysis()
+        board = board.copy()
+        grace = self.timeout if timeout is None else float(timeout)
+        lock = threading.Lock()
+        state: dict[str, float | None] = {"go": None, "stop": None}
+
+        def stop() -> None:
+            with lock:
+                if state["stop"] is None:
+                    state["stop"] = time.monotonic()
+                go_sent = state["go"] is not None
+            if go_sent:
+                self._send_stop()
+
+        def sent() -> None:
+            with lock:
+                state["go"] = time.monotonic()
+                stopped = state["stop"] is not None
+            if stopped:
+                self._send_stop()
+
+        def deadline() -> float:
+            with lock:
+                go, stopped = state["go"], state["stop"]
+            if stopped is not None:
+                return max(stopped, go or stopped) + grace
+            if endless or go is None:
+                return math.inf
+            return go + budget + grace
+
+        handle = AnalysisResult(stop)
+
+        def work() -> None:
+            try:
+                result = self._go(board, level, "analyze", deadline,
+                                  lambda args: handle.post(_hub_info(board, args)), sent)
+            except BaseException as exc:  # noqa: BLE001 - handed to wait()
+                handle.finish(error=exc)
+                return
+            handle.finish(_play_result(board, result), lines=[_merged_info(board, result.infos)])
+
+        self._analysis = handle
+        threading.Thread(target=work, name=f"hub-{self.name}-analysis", daemon=True).start()
+        return handle
+
+    def _end_analysis(self) -> None:
+        """Stops the running :meth:`analysis`, if any, and waits for its end."""
+        handle = self._analysis
+        if handle is None:
+            return
+        handle.stop()
+        try:
+            handle.wait(self.timeout + 1.0)
+        except TimeoutError:
+            self._dirty = True
+        except Exception:  # noqa: BLE001 - the analysis's own error, for its wait()
+            pass
+        self._analysis = None
 
     def _pos_line(self, board: Board) -> str:
         actions = getattr(board, "_actions", [])
@@ -734,6 +976,7 @@ class HubEngine:
         if proc is None:
             return
         if proc.poll() is None:
+            self._end_analysis()
             try:
                 self.send("quit")
             except HubEngineError:

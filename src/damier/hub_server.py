@@ -28,7 +28,8 @@
   move=... ponder=...``. ``score`` is in men from the side to move's view; a
   forced win in N plies is ``100 - N/100`` (so ``99.93``: win in 7), a loss
   the negation; ``nps`` is in millions of nodes per second.
-* during a search: ``ping`` -> ``pong``, ``stop``, ``ponder-hit`` (the clock
+* during a search: ``ping`` -> ``pong``, ``stop`` (latched: a ``stop`` right
+  after ``go`` stops the search even if it has not started yet), ``ponder-hit`` (the clock
   starts: the search ends at its time budget or depth); any other command
   ends the search (``done`` comes first) and is then carried out.
 * ``new-game`` (clears the hash table), ``ping`` -> ``pong``, ``quit``; end of
@@ -53,7 +54,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import IO, Any
@@ -61,8 +61,8 @@ from typing import IO, Any
 import damier
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
-from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, Clock, Engine, SearchInfo,
-                           SearchResult)
+from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, AnalysisResult, Clock,
+                           Engine, InfoDict, Limit, PlayResult)
 from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board,
                         move_to_hub, parse_hub_move, parse_line)
 from damier.variants import Variant, get_variant
@@ -148,19 +148,18 @@ class _Limits:
 
 
 class _Job:
-    """A search running in its worker thread."""
+    """A search: the engine's handle on it (:class:`damier.engine.AnalysisResult`,
+    whose stop is latched) and the thread that writes its ``info`` lines and its
+    ``done``."""
 
-    def __init__(self, mode: str, board: Board, limits: _Limits) -> None:
+    def __init__(self, mode: str, board: Board, limits: _Limits, handle: AnalysisResult) -> None:
         self.mode = mode
         self.board = board
         self.limits = limits
+        self.handle = handle
         self.thread: threading.Thread | None = None
-        self.lock = threading.Lock()
-        self.finished = False
-        self.stop_requested = False
         self.pondering = mode == "ponder"
         self.last_depth = 0
-        self.watchdog: threading.Thread | None = None
         self.timer: threading.Timer | None = None
 
     def alive(self) -> bool:
@@ -381,8 +380,17 @@ class HubServer:
             self.write("done")
             return
         engine = self._engine()
-        job = _Job(mode, self.board.copy(), limits)
-        job.thread = threading.Thread(target=self._work, args=(engine, job),
+        board = self.board.copy()
+        try:
+            handle = self._start(engine, mode, board, limits)
+        except Exception as exc:  # noqa: BLE001 - report, then still answer done
+            self.error(f"search failed: {exc}")
+            self.write(self._done_line(board, None))
+            return
+        # The search has its handle before the next command is read: a stop that
+        # follows at once is latched by the engine, never lost.
+        job = _Job(mode, board, limits, handle)
+        job.thread = threading.Thread(target=self._report, args=(job,),
                                       name="damier-hub-search", daemon=True)
         self._job = job
         job.thread.start()
@@ -423,91 +431,77 @@ class HubServer:
                 self.engine.set_threads(self.threads)
         return self.engine
 
-    def _work(self, engine: Engine, job: _Job) -> None:
-        board = job.board
+    @staticmethod
+    def _start(engine: Engine, mode: str, board: Board, limits: _Limits) -> AnalysisResult:
+        """Starts the search of a ``go``: analyze at full strength, think and
+        ponder at the engine's level (pondering, and ``level infinite``, until
+        stopped)."""
+        if mode == "analyze":
+            movetime = limits.movetime
+            if movetime is None and limits.time is not None:
+                movetime = limits.budget(board.turn == damier.WHITE)[1]  # type: ignore[index]
+            return engine.analysis(board, Limit(depth=limits.depth, nodes=limits.nodes,
+                                                time=movetime), infinite=limits.infinite)
+        if mode == "ponder" or limits.infinite:
+            # The clock is not running: search until ponder-hit then the budget, or stop.
+            return engine.think(board, Limit(depth=limits.depth, nodes=limits.nodes),
+                                infinite=True)
+        return engine.think(board, Limit(depth=limits.depth, nodes=limits.nodes,
+                                         time=limits.think_movetime(), clock=limits.clock()))
+
+    def _report(self, job: _Job) -> None:
+        """Writes the search's ``info`` lines as they come, then its ``done``."""
+        handle = job.handle
         limits = job.limits
-        result: SearchResult | None = None
-
-        def on_info(info: SearchInfo) -> None:
-            job.last_depth = info.depth
-            if job.stop_requested:
-                engine.stop()
-            elif (not job.pondering and job.mode == "ponder" and limits.depth is not None
-                  and info.depth >= limits.depth):
-                engine.stop()
-            self.write(self._info_line(info))
-
+        result: PlayResult | None = None
         try:
-            if job.mode == "analyze":
-                movetime = limits.movetime
-                if movetime is None and limits.time is not None:
-                    movetime = limits.budget(board.turn == damier.WHITE)[1]  # type: ignore[index]
-                results = engine.analyse(board, depth=limits.depth, nodes=limits.nodes,
-                                         movetime=movetime, info=on_info,
-                                         infinite=limits.infinite)
-                result = results[0] if results else None
-            elif job.mode == "ponder":
-                # The clock is not running: search until ponder-hit then the budget, or stop.
-                result = engine.search(board, depth=limits.depth, nodes=limits.nodes,
-                                       info=on_info, infinite=True)
-            elif limits.infinite:
-                result = engine.search(board, depth=limits.depth, nodes=limits.nodes,
-                                       info=on_info, infinite=True)
-            else:
-                result = engine.search(board, depth=limits.depth, nodes=limits.nodes,
-                                       movetime=limits.think_movetime(), clock=limits.clock(),
-                                       info=on_info)
+            for info in handle:
+                job.last_depth = info.get("depth", job.last_depth)
+                if (not job.pondering and job.mode == "ponder" and limits.depth is not None
+                        and job.last_depth >= limits.depth):
+                    handle.stop()
+                self.write(self._info_line(info))
+            result = handle.wait()
         except Exception as exc:  # noqa: BLE001 - report, then still answer done
             self.error(f"search failed: {exc}")
         finally:
-            self.write(self._done_line(board, result))
-            with job.lock:
-                job.finished = True
+            self.write(self._done_line(job.board, result))
             if job.timer is not None:
                 job.timer.cancel()
 
-    def _info_line(self, info: SearchInfo) -> str:
-        pv = " ".join(move_to_hub(m) for m in info.pv)
-        return format_line("info", depth=info.depth, seldepth=info.seldepth,
-                           score=hub_score(info.score), nodes=info.nodes,
-                           time=f"{info.time:.3f}", nps=f"{info.nps / 1e6:.2f}", pv=pv or None)
+    @staticmethod
+    def _info_line(info: InfoDict) -> str:
+        pv = " ".join(move_to_hub(m) for m in info.get("pv", []))
+        score = info.get("score")
+        value = score.relative.score(win_score=MATE_SCORE) if score is not None else None
+        seconds = info.get("time", 0.0)
+        return format_line("info", depth=info.get("depth"), seldepth=info.get("seldepth"),
+                           score=hub_score(value) if value is not None else None,
+                           nodes=info.get("nodes"), time=f"{seconds:.3f}",
+                           nps=f"{info.get('nps', 0) / 1e6:.2f}", pv=pv or None)
 
     @staticmethod
-    def _done_line(board: Board, result: SearchResult | None) -> str:
+    def _done_line(board: Board, result: PlayResult | None) -> str:
         legal = board.legal_moves
-        move: Move | None = result.best_move if result is not None else None
+        move: Move | None = result.move if result is not None else None
         if move is None or move not in legal:
             move = legal[0] if legal else None
         if move is None:
             return "done"
         ponder: Move | None = None
-        if result is not None and len(result.pv) > 1 and result.pv[0] == move:
+        if result is not None and result.move == move and result.ponder is not None:
             after = board.copy(stack=False)
             after.push(move)
-            if result.pv[1] in after.legal_moves:
-                ponder = result.pv[1]
+            if result.ponder in after.legal_moves:
+                ponder = result.ponder
         return format_line("done", move=move_to_hub(move),
                            ponder=move_to_hub(ponder) if ponder is not None else None)
 
-    def _request_stop(self, job: _Job) -> None:
-        """Stops ``job``'s search, repeating the request until the search ends (a
-        stop that comes before the search has started would otherwise be lost)."""
-        job.stop_requested = True
-        engine = self.engine
-        if engine is None or job.watchdog is not None:
-            return
-
-        def keep_stopping() -> None:
-            while True:
-                with job.lock:
-                    if job.finished:
-                        return
-                    engine.stop()
-                time.sleep(0.01)
-
-        job.watchdog = threading.Thread(target=keep_stopping, name="damier-hub-stop",
-                                        daemon=True)
-        job.watchdog.start()
+    @staticmethod
+    def _request_stop(job: _Job) -> None:
+        """Stops ``job``'s search (the engine latches the stop: one that comes
+        before the search has really started is not lost)."""
+        job.handle.stop()
 
     def _ponder_hit(self, job: _Job) -> None:
         if job.mode != "ponder" or not job.pondering:
