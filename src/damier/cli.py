@@ -74,7 +74,8 @@ def _perft_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
 
     progress = err if args.json else out
-    report: dict[str, object] = {"variant": variant.name, "fen": board.fen(), "depths": []}
+    depths: list[dict[str, object]] = []
+    report: dict[str, object] = {"variant": variant.name, "fen": board.fen(), "depths": depths}
     if not args.json:
         out.write(f"perft {variant.title} {board.fen()}\n")
     divide: list[tuple[str, int]] = []
@@ -91,7 +92,7 @@ def _perft_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             leaves = board.perft(depth)
         seconds = time.perf_counter() - start
         rate = leaves / seconds if seconds > 0 else 0.0
-        report["depths"].append({"depth": depth, "leaves": leaves, "seconds": round(seconds, 6),
+        depths.append({"depth": depth, "leaves": leaves, "seconds": round(seconds, 6),
                                  "leaves_per_second": round(rate)})
         progress.write(f"depth {depth:2d}  {leaves:>15,d} leaves  {seconds:9.3f} s  "
                        f"{rate / 1e6:8.1f} M leaves/s\n")

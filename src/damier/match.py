@@ -474,10 +474,11 @@ class HubPlayer:
             movetime = DEFAULT_MOVETIME
         result = self._call(self.engine.search, board, movetime=None if clock else movetime,
                             clock=clock)
-        if result.best_move is not None:
-            return result.best_move
+        best: Move | None = result.best_move
+        if best is not None:
+            return best
         raw = getattr(result, "raw_move", None)
-        return raw if raw else None
+        return str(raw) if raw else None
 
     def _call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         hub = self._hub
@@ -1284,7 +1285,8 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
 # -- command line -----------------------------------------------------------------------------
 
 
-def add_match_parser(subparsers: Any) -> argparse.ArgumentParser:
+def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
+                     ) -> argparse.ArgumentParser:
     """Adds the ``match`` subcommand to ``damier``'s subparsers."""
     p = subparsers.add_parser(
         "match", help="play a match between two engines (score, Elo, PDN)",

@@ -76,10 +76,10 @@ def parse_square(token: str, variant: Variant) -> int:
     if match and variant.size == 8:
         col = ord(match.group(1)) - ord("a")
         row = variant.size - int(match.group(2))
-        square = variant.square_at(row, col)
-        if square is None:
+        dark = variant.square_at(row, col)
+        if dark is None:
             raise IllegalMoveError(f"{token} is a light square: pieces stand on dark squares only")
-        return square
+        return dark
     raise IllegalMoveError(f"{token!r} is not a square")
 
 

@@ -304,8 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--plies and --depth must be at least 1, --margin at least 0")
     v = get_variant(args.variant)
     began = time.monotonic()
-    openings = generate_openings(variant=v, plies=args.plies, depth=args.depth,
-                                 margin=args.margin, jobs=args.jobs, log=sys.stderr)
+    generated = generate_openings(variant=v, plies=args.plies, depth=args.depth,
+                                  margin=args.margin, jobs=args.jobs, log=sys.stderr)
     command = (f"python -m damier.openings --generate --variant {v.name} --plies {args.plies} "
                f"--depth {args.depth} --margin {args.margin}")
     from damier import __version__
@@ -317,14 +317,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "resulting position,",
         f"searched by damier's engine (full strength, depth {args.depth}, cleared hash); kept when "
         f"|score| <= {args.margin / 100:.2f} men.",
-        f"{len(openings)} openings; the comment after each is the score from White's view, in men.",
+        f"{len(generated)} openings; the comment after each is the score from White's view, in men.",
     ]
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
-            write_openings(openings, handle, header=header)
+            write_openings(generated, handle, header=header)
     else:
-        write_openings(openings, sys.stdout, header=header)
-    sys.stderr.write(f"{len(openings)} openings kept in {time.monotonic() - began:.0f} s\n")
+        write_openings(generated, sys.stdout, header=header)
+    sys.stderr.write(f"{len(generated)} openings kept in {time.monotonic() - began:.0f} s\n")
     return 0
 
 

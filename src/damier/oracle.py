@@ -85,7 +85,7 @@ def _ray(variant: Variant, square: int, direction: tuple[int, int]) -> tuple[int
     """The squares met walking from ``square`` (excluded) in ``direction`` to the board's edge."""
     row, col = variant.row_col(square)
     dr, dc = direction
-    squares = []
+    squares: list[int] = []
     while True:
         row, col = row + dr, col + dc
         nxt = variant.square_at(row, col)

@@ -444,15 +444,15 @@ def board(board: Any = None, *, size: int = 400, flipped: bool = False,
         parts.append(f'<polyline class="lastmove-path" points="{points}" fill="none" {stroke} '
                      'stroke-width="6" stroke-linecap="round" stroke-linejoin="round"/>')
         for square in last.squares[1:-1]:
-            x, y = geo.center(square)
-            parts.append(f'<circle class="lastmove-stop" cx="{_num(x)}" cy="{_num(y)}" r="6" '
+            cx, cy = geo.center(square)
+            parts.append(f'<circle class="lastmove-stop" cx="{_num(cx)}" cy="{_num(cy)}" r="6" '
                          f'{_paint(palette["lastmove path"])}/>')
 
     for square, p in sorted(pieces.items()):
         color = "white" if p.color == WHITE else "black"
         kind = "king" if p.king else "man"
-        x, y = geo.center(square)
-        parts.append(_use(prefix, f"{color}-{kind}", x, y, f"piece {color} {kind}", square))
+        px, py = geo.center(square)
+        parts.append(_use(prefix, f"{color}-{kind}", px, py, f"piece {color} {kind}", square))
 
     if coordinates:
         paint = _paint(palette["coord"])
@@ -474,7 +474,8 @@ def board(board: Any = None, *, size: int = 400, flipped: bool = False,
 _PNG_HINT = "pip install 'damier[png]'"
 
 
-def add_render_parser(subparsers: Any) -> argparse.ArgumentParser:
+def add_render_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
+                      ) -> argparse.ArgumentParser:
     """Adds the ``render`` subcommand to ``damier``'s subparsers."""
     p = subparsers.add_parser(
         "render", help="draw a position as an SVG or PNG picture",
@@ -541,7 +542,7 @@ def render_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cairosvg = None
     if suffix == ".png":
         try:
-            import cairosvg  # type: ignore[import-not-found, no-redef]
+            import cairosvg  # type: ignore[import-untyped, import-not-found, no-redef, unused-ignore]
         except (ImportError, OSError) as exc:
             return fail(f"PNG output needs cairosvg, which is not available ({exc}): "
                         f"{_PNG_HINT} (or write an .svg file)")
