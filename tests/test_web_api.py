@@ -361,6 +361,22 @@ def test_undo_and_redo(client):
     assert r.json()["undone"] == 2 and r.json()["game"]["moves"] == []
 
 
+def test_redo_replays_the_engines_undone_reply(client):
+    # Redo puts back the engine's reply that undo took back: the same move, with no new
+    # search (before the shared game layer, the engine searched again and could reply
+    # differently).
+    gid = new_game(client, color="white", level=1)["id"]
+    client.post(f"/api/games/{gid}/move", json={"move": "32-28"})
+    before = texts(wait_for(client, gid, lambda s: len(s["moves"]) == 2 and idle(s)))
+    r = client.post(f"/api/games/{gid}/undo", json={})
+    assert r.json()["undone"] == 2 and r.json()["game"]["redo"] == before
+    r = client.post(f"/api/games/{gid}/redo", json={})
+    assert r.json()["redone"] == 2
+    state = r.json()["game"]
+    assert texts(state) == before and state["redo"] == [] and state["human_to_move"]
+    assert not state["engine_thinking"]     # nothing left for the engine to search
+
+
 def test_undo_against_the_engine_takes_back_both_moves(client):
     gid = new_game(client, color="white", level=1)["id"]
     client.post(f"/api/games/{gid}/move", json={"move": "32-28"})
@@ -388,7 +404,7 @@ def test_resign(client):
     gid = new_game(client, color="white", level=1)["id"]
     r = client.post(f"/api/games/{gid}/resign", json={})
     state = r.json()["game"]
-    assert state["over"] and state["outcome"]["text"] == "Black wins: White resigned"
+    assert state["over"] and state["outcome"]["text"] == "Black wins: resignation (White resigned)"
     assert state["outcome"]["result"] == "0-1" and state["outcome"]["pdn_result"] == "0-2"
     assert state["legal_moves"] == []
     again = client.post(f"/api/games/{gid}/move", json={"move": "32-28"})
@@ -397,7 +413,7 @@ def test_resign(client):
     assert client.post(f"/api/games/{gid}/resign", json={}).status_code == 409
     both = new_game(client, color="both")["id"]
     r = client.post(f"/api/games/{both}/resign", json={"color": "black"})
-    assert r.json()["game"]["outcome"]["text"] == "White wins: Black resigned"
+    assert r.json()["game"]["outcome"]["text"] == "White wins: resignation (Black resigned)"
     r = client.post(f"/api/games/{both}/resign", json={"color": "green"})
     assert r.status_code == 400
 
@@ -406,7 +422,7 @@ def test_results_and_rule_texts(client):
     won = new_game(client, color="both", fen="W:W28:B23")["id"]
     state = client.post(f"/api/games/{won}/move", json={"move": "28x19"}).json()["game"]
     assert state["over"] and state["outcome"]["winner"] == "white"
-    assert state["outcome"]["text"] == "White wins: Black has no pieces left"
+    assert state["outcome"]["text"] == "White wins: no legal move (Black has no pieces left)"
     assert state["outcome"]["rule"] == "no legal move"
 
     rep = new_game(client, color="both", fen="W:W36,K47:B15,K4")["id"]
@@ -464,7 +480,7 @@ def test_export_pdn(client):
     game = pdn.read_game(r.text)
     assert [str(m) for m in game.mainline_moves()] == ["32-28", "19-23", "28x19"]
     assert game.headers["Result"] == "2-0" and game.headers["White"] == "White"
-    assert game.headers["Termination"] == "White wins: Black resigned"
+    assert game.headers["Termination"] == "White wins: resignation (Black resigned)"
     setup = new_game(client, color="both", fen=AMBIGUOUS_FEN)["id"]
     client.post(f"/api/games/{setup}/move", json={"move": "47x38x20x9x36"})
     text = client.get(f"/api/games/{setup}/pdn").text
@@ -696,7 +712,7 @@ def test_report_marks_a_blunder(tmp_path):
         cookies = dict(client.cookies)
     # stored: a new server finds it, in its own table of the database
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         row = con.execute("SELECT moves FROM reports WHERE game_id = ?", (gid,)).fetchone()
         assert json.loads(row[0]) == BLUNDER_GAME
     with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"]),
@@ -855,11 +871,39 @@ def test_store_migrates_a_version_1_database(tmp_path):
     assert store.get_report("gone") is None
     store.close()
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 4
     with sqlite3.connect(db) as con:
-        con.execute("PRAGMA user_version=4")
+        con.execute("PRAGMA user_version=5")
     with pytest.raises(RuntimeError, match="newer damier"):
         GameStore(db)
+
+
+def test_store_migrates_a_version_3_database_and_its_games_play_on(tmp_path):
+    # A database of schema 3 (before clocks) opens: the clock columns are added, NULL
+    # (untimed games), and its games load and go on.
+    from damier.web import storage
+    from damier.web.session import GameSession
+    db = tmp_path / "v3.sqlite3"
+    with sqlite3.connect(db) as con:
+        con.executescript(storage._SCHEMA + storage._REPORTS + storage._PLAYERS)
+        con.execute("INSERT INTO games (id, variant, start_fen, moves, redo, human, level, "
+                    "created_at, updated_at) VALUES ('v3', 'international', 'W:W31-50:B1-20', "
+                    "'[\"32-28\", \"19-23\"]', '[\"14x23\", \"28x19\"]', 'both', 3, "
+                    "'2024-01-01', '2024-01-01')")
+        con.execute("PRAGMA user_version=3")
+    store = GameStore(db)
+    record = store.get("v3")
+    assert (record.clock_initial, record.clock_increment, record.clock_state) == (None, None, None)
+    session = GameSession.load(store, "v3")
+    assert session.game.clocks is None and session.state()["clock"] is None
+    assert session.state()["redo"] == ["28x19", "14x23"]
+    assert session.redo(1) == 1 and session.record.moves == ["32-28", "19-23", "28x19"]
+    assert store.get("v3").moves == ["32-28", "19-23", "28x19"]
+    store.close()
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 4
+        columns = {row[1] for row in con.execute("PRAGMA table_info(games)")}
+        assert {"clock_initial", "clock_increment", "clock_state"} <= columns
 
 
 # -- storage --------------------------------------------------------------------------------------------

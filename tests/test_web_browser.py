@@ -274,7 +274,7 @@ def test_play_the_engine_by_clicks_and_drags(page, server, shots):
     assert page.inner_text("#btn-resign") == "Confirm resign"
     page.click("#btn-resign")
     page.wait_for_function("() => damierApp.game.over")
-    assert "Black wins: White resigned" in page.inner_text("#status")
+    assert "Black wins: resignation (White resigned)" in page.inner_text("#status")
 
 
 def test_multi_capture_and_capture_choice(page, server, shots):

@@ -111,6 +111,9 @@ class Termination(enum.Enum):
     """The players agreed to a draw."""
     RESIGNATION = "resignation"
     """A player resigned."""
+    TIME_FORFEIT = "time_forfeit"
+    """A player's time ran out (the flag fell): that player loses, whatever is left on the
+    board (draughts has no rule that draws for lack of material, as chess does)."""
 
     @property
     def is_draw(self) -> bool:
@@ -166,12 +169,14 @@ class Termination(enum.Enum):
             return "adjudication by piece count"
         if self is Termination.AGREEMENT:
             return "agreement"
+        if self is Termination.TIME_FORFEIT:
+            return "time forfeit"
         return "resignation"
 
 
 _FOLD = {2: "twofold", 3: "threefold", 4: "fourfold", 5: "fivefold"}
 
-_DECISIVE = frozenset({Termination.NO_MOVES, Termination.RESIGNATION})
+_DECISIVE = frozenset({Termination.NO_MOVES, Termination.RESIGNATION, Termination.TIME_FORFEIT})
 _DRAWN = frozenset(
     {
         Termination.THREEFOLD_REPETITION,

@@ -1,8 +1,10 @@
 """``damier play``: draughts in the terminal, against the engine or another person.
 
-The game logic lives in :class:`PlaySession`, which takes input lines and
+The session lives in :class:`PlaySession`, which takes input lines and
 produces output items (:class:`Message` and :class:`BoardView`); it needs no
-terminal, so it is tested directly. :func:`run_terminal` is the thin loop on
+terminal, so it is tested directly. The game itself (moves, undo/redo, who is to
+move, resignation, draws, clocks, the end in words) is a :class:`damier.game.Game`,
+the same as the web app's. :func:`run_terminal` is the thin loop on
 top: it draws the items with `rich`, reads lines, and runs the engine's
 searches in a worker thread with a spinner (the compiled search releases the
 GIL), where Ctrl-C stops the search cleanly.
@@ -40,10 +42,11 @@ from pathlib import Path
 from typing import Any, TextIO, Union
 
 from damier.board import Board
-from damier.engine import Clock, Engine, SearchInfo, SearchResult, format_score
+from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import MoveError, PdnError
+from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KINDS, Game, GameEnd,
+                         GameError)
 from damier.moves import capture_rule, explain_illegal, move_listing, read_move
-from damier.outcome import Termination
 from damier.piece import BLACK, WHITE, Color, Piece
 from damier.rules import Rules
 from damier.variants import VARIANTS, Variant, get_variant
@@ -69,16 +72,9 @@ __all__ = [
 ]
 
 
-HUMAN = "human"
-ENGINE = "engine"
-PLAYER_KINDS = (HUMAN, ENGINE)
-
-DEFAULT_LEVEL = 5
 DEFAULT_MOVETIME = 1.0
 DRAW_MARGIN = 25
 """The engine accepts a draw offer when its score is within this many centi-men of 0."""
-
-COLOR_TITLES = {WHITE: "White", BLACK: "Black"}
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "help": ("help [COMMAND]", "list the commands, or explain one"),
@@ -136,31 +132,10 @@ class BoardView:
     """Lines printed under the board."""
 
     def __str__(self) -> str:
-        return render_board(self, color=False).plain
+        return str(render_board(self, color=False).plain)
 
 
 Item = Union[Message, BoardView]
-
-
-@dataclass(frozen=True)
-class GameEnd:
-    """How a game ended: the winner (None for a draw) and the rule, in words."""
-
-    winner: Color | None
-    reason: str
-    detail: str = ""
-    termination: Termination | None = None
-
-    def result(self) -> str:
-        if self.winner is None:
-            return "1/2-1/2"
-        return "1-0" if self.winner == WHITE else "0-1"
-
-    def headline(self) -> str:
-        """``White wins: resignation (Black resigned)`` / ``draw: 25 king moves``."""
-        who = "draw" if self.winner is None else f"{COLOR_TITLES[self.winner]} wins"
-        text = f"{who}: {self.reason}"
-        return f"{text} ({self.detail})" if self.detail else text
 
 
 # -- thinking -----------------------------------------------------------------------------
@@ -388,8 +363,8 @@ class PlaySession:
         if depth is not None and depth < 1:
             raise ValueError("depth must be at least 1")
         self.variant = get_variant(variant)
-        self.players: dict[Color, str] = {WHITE: white, BLACK: black}
-        self.level = level
+        self._players: dict[Color, str] = {WHITE: white, BLACK: black}
+        self._level = level
         self.movetime = movetime
         self.depth = depth
         self.clock_setting = clock
@@ -404,7 +379,7 @@ class PlaySession:
         self._hash_mb = hash_mb
         self._engine: Engine | None = None
         self.quit_requested = False
-        self.paused = False
+        self._paused = False
         self._collected: list[list[Item]] = []
         self._new_board(self._make_board(fen))
 
@@ -419,23 +394,57 @@ class PlaySession:
         return self._rules_variant in (None, self.variant.name)
 
     def _new_board(self, board: Board | None, headers: dict[str, str] | None = None) -> None:
-        self.board = board if board is not None else self._make_board()
-        self.variant = self.board.variant
-        self.redo_stack: list[list[Any]] = []
-        self.end: GameEnd | None = None
-        self.paused = False
-        self._draw_offer: Color | None = None
+        """A new :class:`damier.game.Game` from ``board`` (its moves included); its clocks
+        start at once."""
+        board = board if board is not None else self._make_board()
+        self.game = Game.from_board(board, white=self._players[WHITE],
+                                    black=self._players[BLACK], level=self._level,
+                                    clock=self.clock_setting, now=self.now)
+        self.variant = self.game.variant
         self.headers: dict[str, str] = dict(headers or {})
-        self._times_stack: list[tuple[float, float]] = []
-        if self.clock_setting is not None:
-            base = self.clock_setting[0]
-            self.time_left = {WHITE: base, BLACK: base}
-        else:
-            self.time_left = {}
-        self._turn_start = self.now()
+        self.paused = False
 
     def _default_flip(self) -> bool:
-        return self.players[BLACK] == HUMAN and self.players[WHITE] == ENGINE
+        return self._players[BLACK] == HUMAN and self._players[WHITE] == ENGINE
+
+    @property
+    def board(self) -> Board:
+        """The game's board."""
+        return self.game.board
+
+    @property
+    def players(self) -> dict[Color, str]:
+        """Who plays each colour: ``human`` or ``engine``."""
+        return self.game.players
+
+    @property
+    def level(self) -> int:
+        """The engine's level, 1-10."""
+        return self._level
+
+    @level.setter
+    def level(self, level: int) -> None:
+        self.game.level = level
+        self._level = level
+
+    @property
+    def paused(self) -> bool:
+        """Whether the engine waits for `go` (after Ctrl-C, an undo...): the clocks stop."""
+        return self._paused
+
+    @paused.setter
+    def paused(self, paused: bool) -> None:
+        self._paused = paused
+        if paused:
+            self.game.pause_clock()
+        else:
+            self.game.start_clock()
+
+    @property
+    def time_left(self) -> dict[Color, float]:
+        """Each side's time when its clock last stopped ({} without clocks)."""
+        clocks = self.game.clocks
+        return {} if clocks is None else {c: clock.remaining_s for c, clock in clocks.items()}
 
     @property
     def engine(self) -> Engine:
@@ -447,43 +456,24 @@ class PlaySession:
     @property
     def mode(self) -> str:
         """``human-engine``, ``human-human`` or ``engine-engine``."""
-        kinds = set(self.players.values())
-        if kinds == {HUMAN}:
-            return "human-human"
-        if kinds == {ENGINE}:
-            return "engine-engine"
-        return "human-engine"
+        return self.game.mode
 
     def human_color(self) -> Color | None:
         """The human's colour against the engine (None unless exactly one human)."""
-        humans = [c for c, k in self.players.items() if k == HUMAN]
-        return humans[0] if len(humans) == 1 else None
+        return self.game.person_color()
 
     def player_name(self, color: Color) -> str:
-        if self.players[color] == ENGINE:
-            return f"damier level {self.level}"
-        return "you" if self.mode == "human-engine" else "human"
+        return self.game.player_name(color)
 
     def game_end(self) -> GameEnd | None:
-        """How the game ended, or None while it goes on."""
-        if self.end is not None:
-            return self.end
-        outcome = self.board.outcome()
-        if outcome is None:
-            return None
-        detail = ""
-        if outcome.termination is Termination.NO_MOVES and outcome.winner is not None:
-            loser = COLOR_TITLES[not outcome.winner]
-            has_pieces = any(p.color != outcome.winner for p in self.board.piece_map().values())
-            detail = f"{loser} cannot move" if has_pieces else f"{loser} has no pieces left"
-        return GameEnd(outcome.winner, outcome.termination.describe(self.board.rules), detail,
-                       outcome.termination)
+        """How the game ended (:meth:`damier.game.Game.outcome`), or None while it goes on."""
+        return self.game.outcome()
 
     def is_over(self) -> bool:
-        return self.game_end() is not None
+        return self.game.is_over()
 
     def engine_to_move(self) -> bool:
-        return self.players[self.board.turn] == ENGINE
+        return self.game.engine_to_move()
 
     # -- output ----------------------------------------------------------------------------
 
@@ -570,25 +560,14 @@ class PlaySession:
 
     def current_times(self) -> dict[Color, float]:
         """Time left for each side, counting the running turn."""
-        times = dict(self.time_left)
-        if times and not self.is_over() and not self.paused:
-            times[self.board.turn] -= self.now() - self._turn_start
-        return times
-
-    def _restart_turn(self) -> None:
-        self._turn_start = self.now()
+        return self.game.times()
 
     def _check_flag(self) -> bool:
-        """Ends the game when the side to move has run out of time."""
-        if not self.time_left or self.is_over() or self.paused:
+        """Ends the game when the side to move has run out of time (not while paused)."""
+        if self.paused or not self.game.check_flag():
             return False
-        turn = self.board.turn
-        if self.current_times()[turn] <= 0:
-            self.time_left[turn] = 0.0
-            self.end = GameEnd(not turn, "time forfeit", f"{COLOR_TITLES[turn]}'s flag fell")
-            self._announce_end()
-            return True
-        return False
+        self._announce_end()
+        return True
 
     # -- handling input ----------------------------------------------------------------------
 
@@ -607,7 +586,6 @@ class PlaySession:
                      "move starts there); `help` lists the commands.")
             self.show_board()
             self._announce_end()
-            self._restart_turn()
             try:
                 self.advance()
             except SearchInterrupted:
@@ -689,23 +667,16 @@ class PlaySession:
 
     def _play(self, move: Any, notation: str, comment: str = "") -> bool:
         """Plays ``move`` for the side to move (charging its clock); False on a flag fall."""
-        board = self.board
-        turn = board.turn
-        if self.time_left:
-            times = self.current_times()
-            if times[turn] <= 0:
-                self._check_flag()
-                return False
-            self._times_stack.append((self.time_left[WHITE], self.time_left[BLACK]))
-            self.time_left[turn] = times[turn] + self.clock_setting[1]  # type: ignore[index]
-        ply = len(board.move_stack)
-        board.push(move)
-        self._restart_turn()
-        if self.redo_stack:
-            self.redo_stack.clear()
-        if self._draw_offer is not None and self._draw_offer != turn:
+        game = self.game
+        turn = game.board.turn
+        if game.check_flag():
+            self._announce_end()
+            return False
+        ply = len(game.plies)
+        offer = game.draw_offer
+        game.push(move)
+        if offer is not None and offer != turn:
             self.say(f"{COLOR_TITLES[turn]} plays on: the draw offer is declined.")
-            self._draw_offer = None
         self.say(self._numbered(ply, notation) + (f"   {comment}" if comment else ""), "move")
         self._after_move()
         return True
@@ -735,10 +706,9 @@ class PlaySession:
         limits: dict[str, Any] = {}
         if self.depth is not None:
             limits["depth"] = self.depth
-        if self.time_left:
-            times = self.current_times()
-            inc = self.clock_setting[1] if self.clock_setting else 0.0
-            limits["clock"] = Clock(max(0.0, times[WHITE]), max(0.0, times[BLACK]), inc, inc)
+        clock = self.game.engine_clock()
+        if clock is not None:
+            limits["clock"] = clock
         else:
             limits["movetime"] = self.movetime
         snapshot = board.copy()
@@ -775,7 +745,8 @@ class PlaySession:
                          run=lambda info: engine.analyse(snapshot, info=info, **limits)[0],
                          stop=engine.stop,
                          describe=lambda info: self._describe(snapshot, info))
-        return self.thinker(task)
+        result: SearchResult = self.thinker(task)
+        return result
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -850,62 +821,29 @@ class PlaySession:
                  f"{COLOR_TITLES[board.turn]}, depth {result.depth}; line "
                  f"{_pv_text(board, result.pv, 8)})", "hint")
 
-    def _plies_to_undo(self) -> int:
-        stack = len(self.board.move_stack)
-        if self.mode != "human-engine":
-            return 1 if stack else 0
-        human = self.human_color()
-        for k in range(1, stack + 1):
-            turn_after = self.board.turn if k % 2 == 0 else not self.board.turn
-            if turn_after == human:
-                return k
-        return 0
-
     def _cmd_undo(self, args: str) -> None:
-        k = self._plies_to_undo()
+        game = self.game
+        k = game.plies_to_person()
         if k == 0:
             self.say("nothing to undo", "error")
             return
-        popped = []
-        for _ in range(k):
-            popped.append(self.board.pop())
-        popped.reverse()
-        if self.time_left and len(self._times_stack) >= k:
-            times = self._times_stack[-k]
-            del self._times_stack[-k:]
-            self.time_left = {WHITE: times[0], BLACK: times[1]}
-        else:
-            self._times_stack.clear()
-        self.redo_stack.append(popped)
-        self.end = None
-        self._draw_offer = None
-        self._restart_turn()
+        game.reopen()                # taking back after a resignation or a flag goes on
+        taken = game.undo(k)
         self.paused = self.mode == "engine-engine" or self.engine_to_move()
-        board = self.board.copy()
-        texts = []
-        for move in popped:
-            texts.append(board.notation(move))
-            board.push(move)
-        self.say(f"took back {' '.join(texts)}")
+        self.say(f"took back {' '.join(ply.text for ply in taken)}")
         self.show_board()
 
     def _cmd_redo(self, args: str) -> None:
-        if not self.redo_stack:
+        if not self.game.redo_stack:
             self.say("nothing to redo", "error")
             return
-        group = self.redo_stack.pop()
-        saved = self.redo_stack
-        self.redo_stack = []
-        texts = []
-        for move in group:
-            texts.append(self.board.notation(move))
-            if self.time_left:
-                self._times_stack.append((self.time_left[WHITE], self.time_left[BLACK]))
-            self.board.push(move)
-        self.redo_stack = saved
-        self._restart_turn()
+        try:
+            replayed = self.game.redo_to_person()
+        except GameError as err:
+            self.say(f"{err}. Type `new` for another game.", "error")
+            return
         self.paused = self.mode == "engine-engine"
-        self.say(f"replayed {' '.join(texts)}")
+        self.say(f"replayed {' '.join(ply.text for ply in replayed)}")
         self.show_board()
         if self.is_over():
             self._announce_end()
@@ -914,10 +852,7 @@ class PlaySession:
         if self.is_over():
             self.say("the game is over; type `new` for another one", "error")
             return
-        was_paused = self.paused
-        self.paused = False
-        if was_paused:
-            self._restart_turn()
+        self.paused = False         # the clock runs again
         if not self.engine_to_move():
             self._engine_move(for_human=True)
 
@@ -970,7 +905,7 @@ class PlaySession:
                     self.say(f"new {args}: {err}; colours: white, black", "error")
                     return
         if human is not None:
-            self.players = {human: HUMAN, (not human): ENGINE}
+            self._players = {human: HUMAN, (not human): ENGINE}
         self.variant = variant
         self.flipped = self._default_flip()
         if self._engine is not None:
@@ -1016,7 +951,7 @@ class PlaySession:
         if board.outcome() is None and result in ("1-0", "0-1", "1/2-1/2"):
             winner = None if result == "1/2-1/2" else result == "1-0"
             reason = headers.get("Termination", "") or "the result in the file"
-            self.end = GameEnd(winner, reason)
+            self.game.end_game(GameEnd(winner, reason))
         if self._engine is not None:
             self._engine.new_game()
         self.paused = self.mode == "engine-engine"
@@ -1037,7 +972,7 @@ class PlaySession:
         if self.is_over():
             self._announce_end()
 
-    def game(self) -> Any:
+    def pdn_game(self) -> Any:
         """The game so far as a :class:`damier.pdn.Game`."""
         from damier.pdn import Game, result_for_variant
         game = Game.from_board(self.board)
@@ -1054,7 +989,7 @@ class PlaySession:
         end = self.game_end()
         if end is not None:
             game.headers["Result"] = result_for_variant(end.result(), self.variant) or "*"
-            if self.end is not None:
+            if self.game.decided is not None:
                 game.headers["Termination"] = end.reason
         else:
             game.headers["Result"] = "*"
@@ -1068,7 +1003,7 @@ class PlaySession:
             return
         path = Path(args).expanduser()
         try:
-            text = write_game(self.game())
+            text = write_game(self.pdn_game())
             path.write_text(text, encoding="utf-8")
         except OSError as err:
             self.say(f"cannot save to {args!r}: {err.strerror or err}", "error")
@@ -1081,8 +1016,7 @@ class PlaySession:
             return
         loser = self.human_color() if self.mode == "human-engine" else self.board.turn
         assert loser is not None
-        self.end = GameEnd(not loser, "resignation", f"{COLOR_TITLES[loser]} resigned",
-                           Termination.RESIGNATION)
+        self.game.resign(loser)
         self._announce_end()
 
     def _cmd_draw(self, args: str) -> None:
@@ -1113,17 +1047,16 @@ class PlaySession:
                 self.say(f"damier declines the draw: {why} ({format_score(score)} for "
                          f"{COLOR_TITLES[opponent]}). Play on.", "warning")
             return
-        if self._draw_offer == opponent:
+        if self.game.draw_offer == opponent:
             self._agree_draw(f"{COLOR_TITLES[offerer]} accepts the draw")
             return
-        self._draw_offer = offerer
+        self.game.offer_draw(offerer)
         self.say(f"{COLOR_TITLES[offerer]} offers a draw: {COLOR_TITLES[opponent]}, type `draw` "
                  "to accept, or play a move to decline.")
 
     def _agree_draw(self, text: str) -> None:
         self.say(text)
-        self._draw_offer = None
-        self.end = GameEnd(None, Termination.AGREEMENT.describe(), "", Termination.AGREEMENT)
+        self.game.agree_draw()
         self._announce_end()
 
     def _cmd_quit(self, args: str) -> None:
@@ -1132,7 +1065,7 @@ class PlaySession:
         self.say("bye")
 
 
-def _pv_text(board: Board, pv: list, limit: int) -> str:
+def _pv_text(board: Board, pv: list[Any], limit: int) -> str:
     copy = board.copy()
     texts = []
     for move in pv[:limit]:
@@ -1218,7 +1151,7 @@ def run_terminal(session: PlaySession, console: Any, *, pieces: str = "disc",
 
         def read_line(prompt: str) -> str:
             from rich.markup import escape
-            return console.input(f"[bold]{escape(prompt)}[/bold]")
+            return str(console.input(f"[bold]{escape(prompt)}[/bold]"))
 
     try:
         session.start()
@@ -1290,7 +1223,8 @@ def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="piece symbols: disc (●/◉), draughts (⛀⛁⛂⛃) or ascii (w W b B)")
     p.add_argument("--seed", type=int, help="seed of the engine's choices below level 10")
     p.add_argument("--no-color", action="store_true", help="no colours")
-    return p
+    parser: argparse.ArgumentParser = p
+    return parser
 
 
 def play_command(args: argparse.Namespace, out: TextIO, err: TextIO,

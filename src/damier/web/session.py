@@ -23,6 +23,7 @@ damier.web.session.ApiError: illegal move '32-27': a capture is compulsory: the 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -32,9 +33,9 @@ from damier import pdn
 from damier._core import Move
 from damier.board import Board
 from damier.errors import AmbiguousMoveError, IllegalMoveError, InvalidFenError, PdnError
+from damier.game import HUMAN, SEATS, Game, GameOverError, LineError, players_for_seats
 from damier.moves import capture_rule, parse_move_spec
 from damier.notation import move_text
-from damier.outcome import Termination
 from damier.piece import BLACK, WHITE
 from damier.variants import VARIANTS, Variant, get_variant
 from damier.web.storage import GameRecord, GameStore
@@ -42,10 +43,10 @@ from damier.web.storage import GameRecord, GameStore
 __all__ = ["ApiError", "GameSession", "PlayedMove", "HUMAN_CHOICES", "variant_info",
            "move_info", "capture_explanation", "import_pdn"]
 
-HUMAN_CHOICES = ("white", "black", "both", "none")
+HUMAN_CHOICES = SEATS
 """Who the person plays: one colour (the engine plays the other), ``both``
 (two people at one board, or analysis: the engine never moves by itself), or
-``none`` (the engine plays both sides)."""
+``none`` (the engine plays both sides): :data:`damier.game.SEATS`."""
 
 MAX_PLIES = 2000
 """The longest game the web app keeps (a bound on stored and imported games)."""
@@ -95,37 +96,30 @@ class PlayedMove:
     text: str
 
 
-def _outcome_text(termination: Termination, winner: bool | None, rules: Any,
-                  board: Board | None = None) -> str:
-    if winner is None:
-        return f"draw: {termination.describe(rules)}"
-    loser = "Black" if winner else "White"
-    head = f"{'White' if winner else 'Black'} wins"
-    if termination is Termination.RESIGNATION:
-        return f"{head}: {loser} resigned"
-    if termination is Termination.NO_MOVES:
-        if board is not None:
-            counts = board._counts()
-            left = counts[2] + counts[3] if winner else counts[0] + counts[1]
-            if left == 0:
-                return f"{head}: {loser} has no pieces left"
-        return f"{head}: {loser} has no legal move"
-    return f"{head}: {termination.describe(rules)}"
-
-
 _RESULTS = {"1-0": WHITE, "0-1": BLACK, "1/2-1/2": None}
+
+CLOCK_SOURCE = time.time
+"""The time source of the web games' clocks: the wall clock, so that a running clock
+stored by one server goes on counting in the next."""
 
 
 class GameSession:
-    """A stored game and its live board."""
+    """A stored game and its live :class:`damier.game.Game`.
 
-    def __init__(self, store: GameStore, record: GameRecord) -> None:
+    The game logic (moves, undo/redo, who is to move, resignation, draws, clocks, the end
+    in words) is the :class:`~damier.game.Game`'s; the session adds the store (every
+    change is written at once), the HTTP errors, the JSON of the page and the PDN. The
+    record's ``moves`` and ``redo`` are kept equal to the game's."""
+
+    def __init__(self, store: GameStore, record: GameRecord, game: Game | None = None) -> None:
         self.store = store
         self.record = record
         self.variant = get_variant(record.variant)
-        self.board = Board(record.start_fen, variant=self.variant)
-        for text in record.moves:
-            self.board.push(text)
+        if game is None:
+            game = Game.from_dict(dataclasses.asdict(record), now=CLOCK_SOURCE)
+            if game.redo_texts() != record.redo:    # moves that no longer read are dropped
+                record.redo = game.redo_texts()
+        self._game = game
         self._tree_cache: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
 
     # -- creation ------------------------------------------------------------------
@@ -133,9 +127,11 @@ class GameSession:
     @classmethod
     def create(cls, store: GameStore, *, variant: str = "international", human: str = "white",
                level: int = 5, fen: str | None = None, white: str | None = None,
-               black: str | None = None, owner: str | None = None) -> "GameSession":
+               black: str | None = None, owner: str | None = None,
+               clock: tuple[float, float] | None = None) -> "GameSession":
         """A new game stored in ``store``; ``owner`` (a player) holds the seats of the
-        colours that ``human`` names."""
+        colours that ``human`` names. ``clock``: ``(seconds, increment)`` for each side
+        (the clocks start with :meth:`start_clock`), or None."""
         try:
             v = get_variant(variant)
         except ValueError as err:
@@ -145,19 +141,30 @@ class GameSession:
                            field="color")
         if not 1 <= level <= 10:
             raise ApiError(400, f"level must be between 1 and 10, got {level}", field="level")
+        engine_name = f"damier level {level}"
+        names = {"white": ("You", engine_name), "black": (engine_name, "You"),
+                 "both": ("White", "Black"), "none": (engine_name, engine_name)}[human]
+        players = players_for_seats(human)
         try:
             board = Board(fen, variant=v) if fen else Board(variant=v)
         except InvalidFenError as err:
             raise ApiError(400, f"invalid FEN: {err}", field="fen") from None
-        engine_name = f"damier level {level}"
-        names = {"white": ("You", engine_name), "black": (engine_name, "You"),
-                 "both": ("White", "Black"), "none": (engine_name, engine_name)}[human]
+        try:
+            game = Game(board.fen(), variant=v, white=players[WHITE], black=players[BLACK],
+                        level=level, white_name=white or names[0], black_name=black or names[1],
+                        clock=clock, now=CLOCK_SOURCE)
+        except ValueError as err:
+            raise ApiError(400, str(err), field="clock") from None
+        data = game.to_dict()
         white_seat = owner if human in ("white", "both") else None
         black_seat = owner if human in ("black", "both") else None
-        record = store.create(variant=v.name, start_fen=board.fen(), human=human, level=level,
-                              white=white or names[0], black=black or names[1], owner=owner,
-                              white_player=white_seat, black_player=black_seat)
-        session = cls(store, record)
+        record = store.create(variant=v.name, start_fen=game.start_fen, human=human, level=level,
+                              white=data["white"], black=data["black"], owner=owner,
+                              white_player=white_seat, black_player=black_seat,
+                              clock_initial=data["clock_initial"],
+                              clock_increment=data["clock_increment"],
+                              clock_state=data["clock_state"])
+        session = cls(store, record, game)
         session._update_result()
         return session
 
@@ -172,18 +179,30 @@ class GameSession:
     def id(self) -> str:
         return self.record.id
 
+    @property
+    def game(self) -> Game:
+        """The live game. Who plays each side, the level and the names are the record's
+        (the app may change them, e.g. when a person takes the engine's seat)."""
+        game, rec = self._game, self.record
+        if game.seats != rec.human:
+            game.players = players_for_seats(rec.human)
+        if game.level != rec.level:
+            game.level = rec.level
+        game.names = {WHITE: rec.white, BLACK: rec.black}
+        return game
+
+    @property
+    def board(self) -> Board:
+        """The game's board (the position and the moves played)."""
+        return self.game.board
+
     # -- who moves ---------------------------------------------------------------------
 
     def human_to_move(self) -> bool:
-        human = self.record.human
-        if human == "both":
-            return True
-        if human == "none":
-            return False
-        return (self.board.turn == WHITE) == (human == "white")
+        return self.game.human_to_move()
 
     def engine_to_move(self) -> bool:
-        return not self.is_over() and not self.human_to_move()
+        return self.game.engine_to_move()
 
     def engine_color(self) -> str | None:
         human = self.record.human
@@ -194,45 +213,33 @@ class GameSession:
     # -- the end of the game ------------------------------------------------------------
 
     def outcome(self) -> dict[str, Any] | None:
-        """The result and the rule that ended the game, or None while it goes on."""
+        """The result and the rule that ended the game (:meth:`damier.game.Game.outcome_info`),
+        or the result recorded in an imported PDN (``termination`` ``recorded``: the game
+        goes on), or None while it goes on."""
+        info = self.game.outcome_info()
+        if info is not None:
+            return info
         rec = self.record
-        if rec.termination in (Termination.RESIGNATION.value, Termination.AGREEMENT.value,
-                               "recorded"):
+        if rec.termination == "recorded":
             return {"result": rec.result, "winner": rec.winner, "termination": rec.termination,
                     "rule": rec.termination_text, "text": rec.termination_text,
                     "pdn_result": pdn.result_for_variant(rec.result, self.variant)}
-        outcome = self.board.outcome()
-        if outcome is None:
-            return None
-        rules = self.board.rules
-        text = _outcome_text(outcome.termination, outcome.winner, rules, self.board)
-        winner = None if outcome.winner is None else color_name(outcome.winner)
-        return {"result": outcome.result(), "winner": winner,
-                "termination": outcome.termination.value,
-                "rule": outcome.termination.describe(rules), "text": text,
-                "pdn_result": pdn.result_for_variant(outcome.result(), self.variant)}
+        return None
 
     def is_over(self) -> bool:
         """Whether the game has ended (a result recorded in an imported PDN does not end it)."""
-        out = self.outcome()
-        return out is not None and out["termination"] != "recorded"
+        return self.game.is_over()
 
     def _finished_by_decision(self) -> bool:
-        return self.record.termination in (Termination.RESIGNATION.value,
-                                           Termination.AGREEMENT.value)
+        return self.game.decided is not None
 
     def _update_result(self) -> None:
-        """Stores the result after a change of the move list."""
+        """Stores the result after a change of the game."""
         rec = self.record
-        if self._finished_by_decision():
-            return
-        outcome = self.board.outcome()
-        if outcome is not None:
-            result = outcome.result()
-            termination: str | None = outcome.termination.value
-            text: str | None = _outcome_text(outcome.termination, outcome.winner,
-                                             self.board.rules, self.board)
-            winner = None if outcome.winner is None else color_name(outcome.winner)
+        info = self.game.outcome_info()
+        if info is not None:
+            result, termination = info["result"], info["termination"]
+            text, winner = info["text"], info["winner"]
         elif rec.headers.get("Result", "*") not in ("*", "") and rec.pdn is not None:
             canonical = pdn._CANONICAL_RESULT.get(rec.headers["Result"].strip(), "*")
             if canonical in _RESULTS:
@@ -251,6 +258,20 @@ class GameSession:
                 result, termination, text, winner)
             self.store.save_result(rec.id, result=result, termination=termination,
                                    termination_text=text, winner=winner)
+
+    def _save(self) -> None:
+        """Stores the moves, redo and clocks after a change, then the result."""
+        rec = self.record
+        rec.moves = self.game.move_texts()
+        rec.redo = self.game.redo_texts()
+        rec.clock_state = self.game.clock_state()
+        self.store.save_moves(rec.id, rec.moves, redo=rec.redo, clock_state=rec.clock_state)
+        self._update_result()
+
+    def _game_over(self, suffix: str = "") -> ApiError:
+        out = self.outcome()
+        return ApiError(409, f"the game is over ({out['text'] if out else 'finished'}){suffix}",
+                        kind="game_over")
 
     # -- moves ----------------------------------------------------------------------------
 
@@ -274,13 +295,11 @@ class GameSession:
                         compulsory_capture=capture_explanation(self.board), **extra)
 
     def check_can_move(self, *, by_engine: bool = False) -> None:
-        if self._finished_by_decision() or self.is_over():
-            out = self.outcome()
-            raise ApiError(409, f"the game is over ({out['text'] if out else 'finished'})",
-                           kind="game_over")
+        if self.is_over():
+            raise self._game_over()
         if not by_engine and not self.human_to_move():
             raise ApiError(409, "it is the engine's turn to move", kind="not_your_turn")
-        if len(self.board.move_stack) >= MAX_PLIES:
+        if len(self.game.plies) >= MAX_PLIES:
             raise ApiError(409, f"the game is too long (at most {MAX_PLIES} plies)")
 
     def play(self, spec: dict[str, Any], *, by_engine: bool = False) -> PlayedMove:
@@ -289,121 +308,105 @@ class GameSession:
         move = self.resolve(spec)
         return self.push(move)
 
+    def play_move(self, move: Move, *, by_engine: bool = False) -> PlayedMove:
+        """Plays ``move`` (a :class:`~damier.Move`: the engine's) and stores it, with no
+        round trip through text."""
+        self.check_can_move(by_engine=by_engine)
+        if move not in self.board.legal_moves:
+            raise ApiError(409, f"{move!r} is not legal in this position", kind="illegal_move")
+        return self.push(move)
+
     def push(self, move: Move) -> PlayedMove:
-        legal = self.board.legal_moves
-        text = move_text(move, legal)
-        played = self.board.push(move)
-        rec = self.record
-        rec.moves.append(text)
-        if rec.redo and rec.redo[-1] == text:
-            rec.redo.pop()
-        else:
-            rec.redo = []
-        self.store.save_moves(rec.id, rec.moves, redo=rec.redo)
-        self._update_result()
-        return PlayedMove(played, text)
+        try:
+            ply = self.game.push(move)
+        except GameOverError:
+            self._save()          # a flag found fallen ends the game: store it
+            raise self._game_over() from None
+        except (IllegalMoveError, AmbiguousMoveError) as err:
+            raise self._move_error(err) from None
+        self._save()
+        return PlayedMove(ply.move, ply.text)
 
     def undo(self, count: int) -> int:
         """Takes back up to ``count`` plies; returns how many were taken back."""
         if self._finished_by_decision():
-            raise ApiError(409, f"the game is over ({self.record.termination_text}); "
-                           "it cannot be taken back", kind="game_over")
-        rec = self.record
-        n = min(count, len(rec.moves))
-        for _ in range(n):
-            self.board.pop()
-            rec.redo.append(rec.moves.pop())
+            raise self._game_over("; it cannot be taken back")
+        n = len(self.game.undo(count))
         if n:
-            self.store.save_moves(rec.id, rec.moves, redo=rec.redo)
-            self._update_result()
+            self._save()
         return n
 
     def undo_for_human(self) -> int:
         """Undo as the page's button does: back to the last position where the person
         was to move (one or two plies when playing the engine)."""
-        human = self.record.human
-        if human in ("both", "none") or self._finished_by_decision():
-            return self.undo(1)
-        color = WHITE if human == "white" else BLACK
-        plies = len(self.record.moves)
-        for back in range(1, plies + 1):
-            if self._turn_at(plies - back) == color:
-                return self.undo(back)
-        return 0
-
-    def _turn_at(self, ply: int) -> bool:
-        start_turn = self.board.root().turn
-        return start_turn if ply % 2 == 0 else not start_turn
+        if self._finished_by_decision():
+            raise self._game_over("; it cannot be taken back")
+        n = len(self.game.undo_to_person())
+        if n:
+            self._save()
+        return n
 
     def redo(self, count: int) -> int:
-        """Replays up to ``count`` taken-back plies; returns how many were replayed."""
+        """Replays up to ``count`` taken-back plies, then the engine's replies that were
+        taken back with them (the same moves, not a new search); returns how many plies
+        were replayed."""
         if self._finished_by_decision():
-            raise ApiError(409, f"the game is over ({self.record.termination_text})",
-                           kind="game_over")
-        rec = self.record
-        done = 0
-        while done < count and rec.redo and not self.is_over():
-            text = rec.redo[-1]
-            try:
-                move = self.board.parse_move(text)
-            except ValueError:
-                rec.redo = []
-                break
-            self.push(move)
-            done += 1
-        self.store.save_moves(rec.id, rec.moves, redo=rec.redo)
+            raise self._game_over()
+        done = len(self.game.redo(count, replies=True))
+        self._save()
         return done
 
     def set_line(self, moves: list[str]) -> None:
         """Replaces the move list by ``moves`` (checked from the start position)."""
         if self._finished_by_decision():
-            raise ApiError(409, f"the game is over ({self.record.termination_text})",
-                           kind="game_over")
+            raise self._game_over()
         if len(moves) > MAX_PLIES:
             raise ApiError(400, f"too many moves (at most {MAX_PLIES})")
-        board = Board(self.record.start_fen, variant=self.variant)
-        texts = []
-        for i, text in enumerate(moves):
-            try:
-                legal = board.legal_moves
-                move = board.parse_move(text)
-            except ValueError as err:
-                raise ApiError(400, f"move {i + 1} ({text!r}): {err}", kind="illegal_move",
-                               ply=i + 1) from None
-            texts.append(move_text(move, legal))
-            board.push(move)
-        rec = self.record
-        old = rec.moves
-        common = 0
-        while common < min(len(old), len(texts)) and old[common] == texts[common]:
-            common += 1
-        for _ in range(len(old) - common):
-            self.board.pop()
-        for text in texts[common:]:
-            self.board.push(text)
-        rec.moves = texts
-        rec.redo = []
-        self.store.save_moves(rec.id, rec.moves, redo=rec.redo)
-        self._update_result()
+        try:
+            self.game.set_line(moves)
+        except LineError as err:
+            raise ApiError(400, str(err), kind="illegal_move", ply=err.ply) from None
+        self._save()
 
     def resign(self, color: str) -> None:
         self.check_can_move(by_engine=True)
-        winner = "black" if color == "white" else "white"
-        text = f"{winner.capitalize()} wins: {color.capitalize()} resigned"
-        rec = self.record
-        rec.result = "1-0" if winner == "white" else "0-1"
-        rec.termination, rec.termination_text, rec.winner = (
-            Termination.RESIGNATION.value, text, winner)
-        self.store.save_result(rec.id, result=rec.result, termination=rec.termination,
-                               termination_text=text, winner=winner)
+        self.game.resign(WHITE if color == "white" else BLACK)
+        self._save()
 
     def agree_draw(self) -> None:
         self.check_can_move(by_engine=True)
-        rec = self.record
-        rec.result, rec.termination, rec.winner = "1/2-1/2", Termination.AGREEMENT.value, None
-        rec.termination_text = "draw: agreement"
-        self.store.save_result(rec.id, result=rec.result, termination=rec.termination,
-                               termination_text=rec.termination_text, winner=None)
+        self.game.agree_draw()
+        self._save()
+
+    # -- clocks ------------------------------------------------------------------------------
+
+    def start_clock(self) -> None:
+        """Starts the clocks of a timed game (the side to move's runs) and stores them."""
+        if self.game.clocks is not None and not self.game.clock_running:
+            self.game.start_clock()
+            self._save()
+
+    def check_flag(self) -> bool:
+        """Ends (and stores) the game on time when the side to move has no time left."""
+        if self.game.check_flag():
+            self._save()
+            return True
+        return False
+
+    def clock_info(self) -> dict[str, Any] | None:
+        """The clocks as the page shows them (None for an untimed game): ``initial`` and
+        ``increment`` (seconds), ``white`` and ``black`` (seconds left now), ``running``
+        (the colour whose clock runs, or None)."""
+        game = self.game
+        if game.clocks is None:
+            return None
+        times = game.times()
+        running = next((color_name(c) for c, clock in game.clocks.items() if clock.running),
+                       None)
+        return {"initial": game.clocks[WHITE].initial_s,
+                "increment": game.clocks[WHITE].increment_s,
+                "white": max(0.0, times[WHITE]), "black": max(0.0, times[BLACK]),
+                "running": running}
 
     # -- game reports ----------------------------------------------------------------------
 
@@ -420,16 +423,16 @@ class GameSession:
     # -- JSON ------------------------------------------------------------------------------
 
     def positions(self) -> list[dict[str, Any]]:
-        """The moves played, each with its squares and the FEN after it."""
-        board = Board(self.record.start_fen, variant=self.variant)
+        """The moves played, each with its squares and the FEN after it (from the game's
+        plies: nothing is replayed)."""
         out = []
-        for ply, text in enumerate(self.record.moves, start=1):
-            legal = board.legal_moves
-            move = board.parse_move(text)
-            info = move_info(move, legal)
-            board.push(move)
-            info.update(ply=ply, fen=board.fen())
-            out.append(info)
+        for number, ply in enumerate(self.game.plies, start=1):
+            move = ply.move
+            # the text is the full path exactly when another capture shares the move's ends
+            ambiguous = move.is_capture and ply.text != f"{move.from_square}x{move.to_square}"
+            out.append({"text": ply.text, "from": move.from_square, "to": move.to_square,
+                        "path": list(move.path), "captures": list(move.captures),
+                        "ambiguous": ambiguous, "ply": number, "fen": ply.fen})
         return out
 
     def state(self) -> dict[str, Any]:
@@ -459,7 +462,7 @@ class GameSession:
             "outcome": outcome,
             "over": over,
             "can_undo": bool(rec.moves) and not self._finished_by_decision(),
-            "can_redo": bool(rec.redo) and not over,
+            "can_redo": self.game.can_redo(),
             "can_offer_draw": not over and board.can_offer_draw(),
             "can_analyse_game": self.report_refusal() is None,
             "rules": board.rules.summary(),
@@ -467,6 +470,7 @@ class GameSession:
             "tree": self.tree() if rec.pdn is not None else None,
             "created_at": rec.created_at,
             "updated_at": rec.updated_at,
+            "clock": self.clock_info(),
         }
 
     # -- PDN -------------------------------------------------------------------------------
@@ -482,13 +486,10 @@ class GameSession:
             game = pdn.Game(variant=self.variant)
             game.setup(rec.start_fen)
         node: pdn.GameNode = game
-        board = game.board()
-        for text in rec.moves:
-            move = board.parse_move(text)
+        for move in self.game.moves:
             child = next((c for c in node.variations if c.move == move), None)
             if child is None:
                 child = node.add_variation(move)
-            board.push(move)
             node = child
         return game
 
@@ -502,10 +503,7 @@ class GameSession:
         nodes: list[dict[str, Any]] = []
         line = set()
         node: pdn.GameNode = game
-        board = game.board()
-        for text in self.record.moves:
-            move = board.parse_move(text)
-            board.push(move)
+        for move in self.game.moves:
             node = next(c for c in node.variations if c.move == move)
             line.add(id(node))
 
@@ -581,19 +579,16 @@ def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str 
             if plies > MAX_PLIES:
                 errors.append(PdnError(f"a game of {plies} plies is too long (at most {MAX_PLIES})"))
                 continue
-            board = game.board()
-            start_fen = board.fen()
-            moves = []
-            for move in game.mainline_moves():
-                moves.append(move_text(move, board.legal_moves))
-                board.push(move)
             headers = {k: v for k, v in game.headers.items()}
-            record = store.create(variant=game.variant.name, start_fen=start_fen, human="both",
-                                  level=10, white=headers.get("White", "?"),
-                                  black=headers.get("Black", "?"), moves=moves, headers=headers,
-                                  pdn=pdn.write_game(game), owner=owner, white_player=owner,
-                                  black_player=owner)
-            session = GameSession(store, record)
+            played = Game.from_board(game.end().board(), white=HUMAN, black=HUMAN, level=10,
+                                     white_name=headers.get("White", "?"),
+                                     black_name=headers.get("Black", "?"), now=CLOCK_SOURCE)
+            record = store.create(variant=game.variant.name, start_fen=played.start_fen,
+                                  human="both", level=10, white=headers.get("White", "?"),
+                                  black=headers.get("Black", "?"), moves=played.move_texts(),
+                                  headers=headers, pdn=pdn.write_game(game), owner=owner,
+                                  white_player=owner, black_player=owner)
+            session = GameSession(store, record, played)
             session._update_result()
             sessions.append(session)
     except PdnError as err:  # pragma: no cover - skip_errors collects them

@@ -36,9 +36,10 @@ from typing import Any
 
 __all__ = ["GameRecord", "GameStore", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: the games table; 2: the reports table (game reports); 3: who owns a game and who
-holds its seats (``owner``, ``white_player``, ``black_player``)."""
+holds its seats (``owner``, ``white_player``, ``black_player``); 4: the clocks of a timed
+game (``clock_initial``, ``clock_increment``, ``clock_state``; NULL for untimed games)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -80,12 +81,19 @@ CREATE TABLE IF NOT EXISTS reports (
 );
 """
 
-_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS}
+_CLOCKS = """
+ALTER TABLE games ADD COLUMN clock_initial REAL;
+ALTER TABLE games ADD COLUMN clock_increment REAL;
+ALTER TABLE games ADD COLUMN clock_state TEXT;
+"""
+
+_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS}
 """The statements that bring a database of schema ``version - 1`` to ``version``."""
 
 _COLUMNS = ("id", "variant", "start_fen", "moves", "redo", "white", "black", "human", "level",
             "result", "termination", "termination_text", "winner", "headers", "pdn",
-            "created_at", "updated_at", "owner", "white_player", "black_player")
+            "created_at", "updated_at", "owner", "white_player", "black_player",
+            "clock_initial", "clock_increment", "clock_state")
 
 
 def _now() -> str:
@@ -106,7 +114,9 @@ class GameRecord:
     ``owner`` is the player who created the game (the hash of a player cookie,
     :func:`damier.web.security.player_id`) and ``white_player``/``black_player``
     the players holding the seats (None: the engine's seat, or nobody's yet).
-    Games stored before seats existed have no owner.
+    Games stored before seats existed have no owner. ``clock_initial`` and
+    ``clock_increment`` are a timed game's seconds (None: no clocks), and ``clock_state``
+    the clocks' state (:meth:`damier.game.Game.clock_state`).
     """
 
     id: str
@@ -129,6 +139,9 @@ class GameRecord:
     owner: str | None = None
     white_player: str | None = None
     black_player: str | None = None
+    clock_initial: float | None = None
+    clock_increment: float | None = None
+    clock_state: dict[str, Any] | None = None
 
     def seat(self, color: str) -> str | None:
         """The player holding the seat of ``color`` (``white`` or ``black``)."""
@@ -183,14 +196,18 @@ class GameStore:
                white: str = "?", black: str = "?", moves: list[str] | None = None,
                headers: dict[str, str] | None = None, pdn: str | None = None,
                game_id: str | None = None, owner: str | None = None,
-               white_player: str | None = None, black_player: str | None = None) -> GameRecord:
+               white_player: str | None = None, black_player: str | None = None,
+               clock_initial: float | None = None, clock_increment: float | None = None,
+               clock_state: dict[str, Any] | None = None) -> GameRecord:
         """Stores a new game and returns it (its id is random: 64 bits)."""
         now = _now()
         record = GameRecord(id=game_id or secrets.token_hex(8), variant=variant,
                             start_fen=start_fen, human=human, level=level,
                             moves=list(moves or []), white=white, black=black,
                             headers=dict(headers or {}), pdn=pdn, created_at=now, updated_at=now,
-                            owner=owner, white_player=white_player, black_player=black_player)
+                            owner=owner, white_player=white_player, black_player=black_player,
+                            clock_initial=clock_initial, clock_increment=clock_increment,
+                            clock_state=clock_state)
         values = self._values(record)
         with self._lock:
             self._db.execute(
@@ -198,9 +215,15 @@ class GameStore:
                 values)
         return record
 
-    def save_moves(self, game_id: str, moves: list[str], *, redo: list[str]) -> None:
-        """Stores the moves played (and the moves that redo would replay)."""
-        self._update(game_id, moves=json.dumps(moves), redo=json.dumps(redo))
+    def save_moves(self, game_id: str, moves: list[str], *, redo: list[str],
+                   clock_state: dict[str, Any] | None = None) -> None:
+        """Stores the moves played (and the moves that redo would replay), and the
+        clocks' state when given (a timed game)."""
+        if clock_state is None:
+            self._update(game_id, moves=json.dumps(moves), redo=json.dumps(redo))
+        else:
+            self._update(game_id, moves=json.dumps(moves), redo=json.dumps(redo),
+                         clock_state=json.dumps(clock_state))
 
     def save_result(self, game_id: str, *, result: str, termination: str | None,
                     termination_text: str | None, winner: str | None) -> None:
@@ -279,7 +302,9 @@ class GameStore:
                 json.dumps(record.redo), record.white, record.black, record.human, record.level,
                 record.result, record.termination, record.termination_text, record.winner,
                 json.dumps(record.headers), record.pdn, record.created_at, record.updated_at,
-                record.owner, record.white_player, record.black_player)
+                record.owner, record.white_player, record.black_player,
+                record.clock_initial, record.clock_increment,
+                None if record.clock_state is None else json.dumps(record.clock_state))
 
     # -- reading ------------------------------------------------------------------
 
@@ -326,4 +351,7 @@ class GameStore:
                           winner=row["winner"], headers=json.loads(row["headers"] or "{}"),
                           pdn=row["pdn"], created_at=row["created_at"], updated_at=row["updated_at"],
                           owner=row["owner"], white_player=row["white_player"],
-                          black_player=row["black_player"])
+                          black_player=row["black_player"], clock_initial=row["clock_initial"],
+                          clock_increment=row["clock_increment"],
+                          clock_state=(json.loads(row["clock_state"])
+                                       if row["clock_state"] is not None else None))
