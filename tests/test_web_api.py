@@ -712,7 +712,7 @@ def test_report_marks_a_blunder(tmp_path):
         cookies = dict(client.cookies)
     # stored: a new server finds it, in its own table of the database
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         row = con.execute("SELECT moves FROM reports WHERE game_id = ?", (gid,)).fetchone()
         assert json.loads(row[0]) == BLUNDER_GAME
     with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"]),
@@ -871,9 +871,9 @@ def test_store_migrates_a_version_1_database(tmp_path):
     assert store.get_report("gone") is None
     store.close()
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     with sqlite3.connect(db) as con:
-        con.execute("PRAGMA user_version=5")
+        con.execute("PRAGMA user_version=99")
     with pytest.raises(RuntimeError, match="newer damier"):
         GameStore(db)
 
@@ -901,7 +901,7 @@ def test_store_migrates_a_version_3_database_and_its_games_play_on(tmp_path):
     assert store.get("v3").moves == ["32-28", "19-23", "28x19"]
     store.close()
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         columns = {row[1] for row in con.execute("PRAGMA table_info(games)")}
         assert {"clock_initial", "clock_increment", "clock_state"} <= columns
 

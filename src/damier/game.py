@@ -39,6 +39,8 @@ True
 
 from __future__ import annotations
 
+import re
+
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,7 +63,7 @@ __all__ = [
     "HUMAN", "ENGINE", "PLAYER_KINDS", "SEATS", "COLOR_TITLES", "DEFAULT_LEVEL",
     "GameError", "GameOverError", "LineError",
     "GameEnd", "end_of", "resignation", "draw_agreed", "time_forfeit",
-    "Ply", "GameClock", "Game", "players_for_seats",
+    "Ply", "GameClock", "Game", "players_for_seats", "parse_time_control",
 ]
 
 HUMAN = "human"
@@ -81,6 +83,38 @@ DEFAULT_LEVEL = 5
 _DECISIONS = (Termination.RESIGNATION, Termination.AGREEMENT, Termination.TIME_FORFEIT)
 """The ends that a player's decision (or a clock) makes, not the position: they are
 stored with the game, and taking moves back does not undo them."""
+
+
+MAX_CLOCK_SECONDS = 24 * 3600.0
+"""The longest time a clock may start with."""
+MAX_INCREMENT_SECONDS = 600.0
+"""The largest increment per move."""
+_CLOCK_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\d+:\d{1,2})\s*(?:\+\s*(\d+(?:\.\d*)?))?\s*$")
+
+
+def parse_time_control(text: str) -> tuple[float, float]:
+    """``(seconds, increment)`` from ``MINUTES[+SECONDS]`` (``5+3``: five minutes
+    each and three seconds added per move; ``M:SS`` also works for the time).
+
+    >>> parse_time_control("5+3"), parse_time_control("0.5"), parse_time_control("1:30+2")
+    ((300.0, 3.0), (30.0, 0.0), (90.0, 2.0))
+    """
+    match = _CLOCK_RE.match(text)
+    if match is None:
+        raise ValueError(f"bad clock {text!r}: expected MINUTES[+SECONDS], e.g. 5+3 "
+                         "(5 minutes each, 3 seconds added per move)")
+    base_text, inc_text = match.groups()
+    if ":" in base_text:
+        minutes, seconds = base_text.split(":")
+        base = int(minutes) * 60.0 + int(seconds)
+    else:
+        base = float(base_text) * 60.0
+    increment = float(inc_text) if inc_text else 0.0
+    if not 0 < base <= MAX_CLOCK_SECONDS or increment > MAX_INCREMENT_SECONDS:
+        raise ValueError(f"bad clock {text!r}: the time must be more than 0 and at most "
+                         f"{MAX_CLOCK_SECONDS // 3600:g} hours, the increment at most "
+                         f"{MAX_INCREMENT_SECONDS:g} seconds")
+    return base, increment
 
 
 class GameError(ValueError):

@@ -45,7 +45,7 @@ from damier.board import Board
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import MoveError, PdnError
 from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KINDS, Game, GameEnd,
-                         GameError)
+                         GameError, parse_time_control)
 from damier.moves import capture_rule, explain_illegal, move_listing, read_move
 from damier.piece import BLACK, WHITE, Color, Piece
 from damier.rules import Rules
@@ -163,29 +163,8 @@ def plain_thinker(task: ThinkTask) -> Any:
 
 # -- clocks -------------------------------------------------------------------------------
 
-_CLOCK_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\d+:\d{1,2})\s*(?:\+\s*(\d+(?:\.\d*)?))?\s*$")
-
-
-def parse_play_clock(text: str) -> tuple[float, float]:
-    """``(seconds, increment)`` from ``MINUTES[+SECONDS]`` (``5+3``: five minutes
-    each and three seconds added per move; ``M:SS`` also works for the time).
-
-    >>> parse_play_clock("5+3"), parse_play_clock("0.5"), parse_play_clock("1:30+2")
-    ((300.0, 3.0), (30.0, 0.0), (90.0, 2.0))
-    """
-    match = _CLOCK_RE.match(text)
-    if match is None:
-        raise ValueError(f"bad clock {text!r}: expected MINUTES[+SECONDS], e.g. 5+3 "
-                         "(5 minutes each, 3 seconds added per move)")
-    base_text, inc_text = match.groups()
-    if ":" in base_text:
-        minutes, seconds = base_text.split(":")
-        base = int(minutes) * 60.0 + int(seconds)
-    else:
-        base = float(base_text) * 60.0
-    if base <= 0:
-        raise ValueError(f"bad clock {text!r}: the time must be positive")
-    return base, float(inc_text) if inc_text else 0.0
+parse_play_clock = parse_time_control
+"""The time control of ``--clock`` (:func:`damier.game.parse_time_control`)."""
 
 
 def format_clock(seconds: float) -> str:

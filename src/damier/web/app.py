@@ -6,10 +6,12 @@ Routes (every error is JSON ``{"error": "...", "status": N, ...}``):
 ``GET /``                                   the page (``static/index.html``)
 ``GET /api/variants``                       the variants and their boards
 ``GET /api/games``                          past games, most recent first (``limit``, ``offset``)
-``POST /api/games``                         a new game: ``{"variant", "color", "level", "fen"}``
+``POST /api/games``                         a new game: ``{"variant", "color", "level", "fen",
+                                            "clock": "5+3", "opponent": "engine"|"friend"}``
 ``GET /api/games/{id}``                     a game: FEN, legal moves, move list, outcome...
 ``DELETE /api/games/{id}``                  forgets a game
 ``POST /api/games/{id}/move``               ``{"move": "32-28"}`` or ``{"from", "to", "path"}``
+``POST /api/games/{id}/join``               ``{"invite": secret}``: takes a friend's open seat
 ``POST /api/games/{id}/undo``               ``{"count": n}`` (default: back to the person's turn)
 ``POST /api/games/{id}/redo``               ``{"count": n}`` (default 1)
 ``POST /api/games/{id}/line``               ``{"moves": [...]}``: replaces the move list
@@ -52,14 +54,15 @@ from typing import Any, overload
 from damier.board import Board
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import InvalidFenError
-from damier.piece import WHITE
+from damier.game import parse_time_control
+from damier.piece import BLACK, WHITE
 from damier.variants import get_variant
 from damier.web.access import (Viewer, adopt, is_local, require_owner, require_player,
                                require_seat, viewer_of)
 from damier.web.engines import EnginePool, Job, JobStopped, PooledEngine
 from damier.web.report import ReportCancelled, analyse_game, pv_texts, white_score
 from damier.web.security import Guard
-from damier.web.session import (HUMAN_CHOICES, ApiError, GameSession, all_variants,
+from damier.web.session import (HUMAN_CHOICES, ApiError, GameSession, all_variants, color_name,
                                 capture_explanation, import_pdn, move_info, variant_info)
 from damier.web.storage import GameStore
 
@@ -316,6 +319,7 @@ class LiveGame:
         self.report_progress: dict[str, Any] = {}
         self.report_partial: dict[str, list[Any]] = {"positions": [], "plies": []}
         self._report_info: dict[str, Any] | None | bool = False  # False: not read yet
+        self.flag_timer: asyncio.TimerHandle | None = None
 
     @property
     def thinking(self) -> bool:
@@ -371,6 +375,12 @@ class LiveGame:
         state["engine_thinking"] = self.thinking
         state["analysing"] = self.analysing
         state["report"] = self.report_state()
+        game = self.session.game
+        state["draw_offer"] = None if game.draw_offer is None else color_name(game.draw_offer)
+        rec = self.session.record
+        state["two_players"] = self.session.two_players()
+        state["open_seat"] = (None if rec.invite is None else
+                              "white" if rec.white_player is None else "black")
         state["version"] = next_version()
         return state
 
@@ -418,6 +428,8 @@ class LiveGames:
             live = LiveGame(GameSession.load(self.store, game_id))
             self.games[game_id] = live
             self._evict()
+            live.session.check_flag()  # the time ran out while nobody watched
+            self.watch_flag(live)
         live.last_used = time.monotonic()
         return live
 
@@ -455,12 +467,35 @@ class LiveGames:
     # -- changes ----------------------------------------------------------------------------
 
     def changed(self, live: LiveGame, **extra: Any) -> dict[str, Any]:
-        """After a change: stale searches stop, the engine moves if it is its turn, and
-        every page watching gets the new state. Returns the state."""
+        """After a change: stale searches stop, the engine moves if it is its turn, the
+        flag timer is set again, and every page watching gets the new state. Returns the
+        state."""
         self.maybe_start_engine(live)
+        self.watch_flag(live)
         state = live.state()
         live.broadcast({"type": "state", "game": state, **extra})
         return state
+
+    def watch_flag(self, live: LiveGame) -> None:
+        """Sets a timer for the moment the running clock reaches zero (a timed game): the
+        game then ends on time, and every page hears of it."""
+        if live.flag_timer is not None:
+            live.flag_timer.cancel()
+            live.flag_timer = None
+        game = live.session.game
+        if game.clocks is None or not game.clock_running or live.session.is_over():
+            return
+        left = min(game.times().values())
+        live.flag_timer = asyncio.get_running_loop().call_later(
+            max(0.0, left) + 0.02, self._flag, live)
+
+    def _flag(self, live: LiveGame) -> None:
+        live.flag_timer = None
+        if live.session.check_flag():
+            live.stop_engines()
+            self.changed(live)
+        else:  # not yet (the clock was changed meanwhile): look again later
+            self.watch_flag(live)
 
     def maybe_start_engine(self, live: LiveGame, *, force: bool = False) -> bool:
         session = live.session
@@ -492,8 +527,12 @@ class LiveGames:
                        "pv": pv_texts(board, i.pv), "fen": board.fen(), "ply": len(board.move_stack)}
             loop.call_soon_threadsafe(self._info, live, generation, message)
 
+        clock = session.game.engine_clock()  # a timed game: the engine spends its own time
+
         def search(engine: Engine) -> SearchResult:
             engine.set_level(level)
+            if clock is not None:
+                return engine.search(board, clock=clock, info=job.watch(engine, info))
             return engine.search(board, movetime=movetime, info=job.watch(engine, info))
 
         live.broadcast({"type": "engine", "thinking": True})
@@ -513,11 +552,12 @@ class LiveGames:
             live.broadcast({"type": "engine", "thinking": False})
             return
         try:
-            played = session.play({"move": session.board.notation(result.best_move)},
-                                  by_engine=True)
-        except ApiError as err:  # the game changed under the engine
+            played = session.play_move(result.best_move, by_engine=True)
+            session.start_clock()
+        except ApiError as err:  # the game changed under the engine (or its flag fell)
             log.info("engine move dropped in game %s: %s", session.id, err.message)
             live.broadcast({"type": "engine", "thinking": False})
+            self.changed(live)
             return
         self.changed(live, engine_move=played.text,
                      engine_score=white_score(result.score, board.turn),
@@ -782,8 +822,18 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             v = viewer(conn, live)
         return v
 
-    def with_viewer(state: dict[str, Any], v: Viewer) -> dict[str, Any]:
-        return {**state, "you": v.as_json()}
+    def no_takebacks(live: LiveGame, what: str) -> None:
+        if live.session.two_players():
+            raise ApiError(409, f"you cannot {what} in a game between two players",
+                           kind="two_players")
+
+    def with_viewer(state: dict[str, Any], v: Viewer, live: LiveGame | None = None
+                    ) -> dict[str, Any]:
+        you = v.as_json()
+        if live is not None and v.owner and live.session.record.invite is not None:
+            # only the owner sees the invitation (the friend's seat is still open)
+            you["invite"] = live.session.record.invite
+        return {**state, "you": you}
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
@@ -812,24 +862,56 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
 
     @api
     async def create_game(request: Request) -> Response:
-        data = await read_json(request, ("variant", "color", "level", "fen", "white", "black"))
+        data = await read_json(request, ("variant", "color", "level", "fen", "white", "black",
+                                         "clock", "opponent"))
+        color = get_str(data, "color", "white", choices=HUMAN_CHOICES)
+        opponent = get_str(data, "opponent", "engine", choices=("engine", "friend"))
+        clock_text = get_str(data, "clock", None, max_len=40)
+        clock = None
+        if clock_text:
+            try:
+                clock = parse_time_control(clock_text)
+            except ValueError as err:
+                raise ApiError(400, str(err), field="clock") from None
+        if opponent == "friend" and color not in ("white", "black"):
+            raise ApiError(400, "a game against a friend needs your colour: white or black",
+                           field="color")
         session = GameSession.create(
             store, variant=get_str(data, "variant", "international", max_len=40),
-            human=get_str(data, "color", "white", choices=HUMAN_CHOICES),
+            human="both" if opponent == "friend" else color,
             level=get_int(data, "level", 5, lo=1, hi=10),
             fen=get_str(data, "fen", None, max_len=400) or None,
-            white=get_str(data, "white", None, max_len=100),
-            black=get_str(data, "black", None, max_len=100),
-            owner=player(request))
+            white=get_str(data, "white", None, max_len=100)
+            or ("You" if opponent == "friend" and color == "white" else
+                "Friend" if opponent == "friend" else None),
+            black=get_str(data, "black", None, max_len=100)
+            or ("You" if opponent == "friend" and color == "black" else
+                "Friend" if opponent == "friend" else None),
+            owner=player(request), clock=clock)
+        if opponent == "friend":
+            session.invite_friend("black" if color == "white" else "white")
         live = live_games.add(session)
         state = live_games.changed(live)
-        return ok(with_viewer(state, viewer(request, live)), 201)
+        return ok(with_viewer(state, viewer(request, live), live), 201)
+
+    @api
+    async def join_game(request: Request) -> Response:
+        live = live_games.get(game_id(request))
+        data = await read_json(request, ("invite",))
+        token = get_str(data, "invite", None, max_len=100)
+        if not token:
+            raise ApiError(400, "invite is required: the secret of the invitation link",
+                           field="invite")
+        async with live.lock:
+            color = live.session.join(player(request), token)
+            state = live_games.changed(live, joined=color)
+        return ok({"joined": color, "game": with_viewer(state, viewer(request, live), live)})
 
     @api
     async def get_game(request: Request) -> Response:
         live = live_games.get(game_id(request))
         live_games.maybe_start_engine(live)
-        return ok(with_viewer(live.state(), viewer(request, live)))
+        return ok(with_viewer(live.state(), viewer(request, live), live))
 
     @api
     async def delete_game(request: Request) -> Response:
@@ -850,16 +932,24 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             v = allow(request, live, require_player, "move")
             if live.session.record.seat(turn) is not None:  # a person's seat: theirs only
                 require_seat(live.session.record, v, turn, "move")
+            elif live.session.two_players():
+                raise ApiError(409, f"{turn} is your friend's seat: it is still open (send them "
+                               "the game's invitation link)", kind="seat_open")
             # else the engine's turn: the session says so (409)
+            if live.session.check_flag():
+                live_games.changed(live)
+                raise ApiError(409, "the game is over: time is up", kind="game_over")
             played = live.session.play(spec)
+            live.session.start_clock()
             live.stop_engines()
             state = live_games.changed(live, played=played.text)
-        return ok({"played": played.text, "game": with_viewer(state, v)})
+        return ok({"played": played.text, "game": with_viewer(state, v, live)})
 
     @api
     async def undo(request: Request) -> Response:
         live = live_games.get(game_id(request))
         allow(request, live, require_player, "take moves back")
+        no_takebacks(live, "take moves back")
         data = await read_json(request, ("count",))
         count = get_int(data, "count", None, lo=1, hi=10000)
         async with live.lock:
@@ -872,24 +962,26 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             state = live_games.changed(live) if n else live.state()
             if not n:
                 live.broadcast({"type": "state", "game": state})
-        return ok({"undone": n, "game": with_viewer(state, viewer(request, live))})
+        return ok({"undone": n, "game": with_viewer(state, viewer(request, live), live)})
 
     @api
     async def redo(request: Request) -> Response:
         live = live_games.get(game_id(request))
         allow(request, live, require_player, "replay moves")
+        no_takebacks(live, "replay moves")
         data = await read_json(request, ("count",))
         count = get_int(data, "count", 1, lo=1, hi=10000)
         async with live.lock:
             live.stop_engines()
             n = live.session.redo(count)
             state = live_games.changed(live)
-        return ok({"redone": n, "game": with_viewer(state, viewer(request, live))})
+        return ok({"redone": n, "game": with_viewer(state, viewer(request, live), live)})
 
     @api
     async def set_line(request: Request) -> Response:
         live = live_games.get(game_id(request))
         allow(request, live, require_player, "change the moves")
+        no_takebacks(live, "change the moves")
         data = await read_json(request, ("moves",), limit=IMPORT_LIMIT)
         moves = data.get("moves")
         if not isinstance(moves, list) or any(not isinstance(m, str) for m in moves):
@@ -901,7 +993,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 live.engine_task = None
             live.session.set_line(moves)
             state = live_games.changed(live)
-        return ok({"game": with_viewer(state, viewer(request, live))})
+        return ok({"game": with_viewer(state, viewer(request, live), live)})
 
     @api
     async def resign(request: Request) -> Response:
@@ -915,7 +1007,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             live.stop_engines()
             live.session.resign(color)
             state = live_games.changed(live)
-        return ok({"game": with_viewer(state, viewer(request, live))})
+        return ok({"game": with_viewer(state, viewer(request, live), live)})
 
     @api
     async def offer_draw(request: Request) -> Response:
@@ -928,6 +1020,26 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             if not session.board.can_offer_draw():
                 raise ApiError(409, "a draw may not be offered yet: each player must first "
                                f"make {session.board.rules.draw_offer_min_moves} moves")
+            if session.two_players():
+                mine = sorted(viewer(request, live).seats)
+                if not mine:
+                    raise ApiError(403, "only the players may offer a draw", kind="forbidden")
+                offerer = WHITE if mine == ["white"] else BLACK
+                try:
+                    accepted = session.game.offer_draw(offerer)
+                except ValueError as err:
+                    raise ApiError(409, str(err)) from None
+                if accepted:
+                    session.check_flag()
+                    session._save()
+                reason = ("draw agreed" if accepted else
+                          f"{color_name(offerer)} offers a draw: the opponent may accept it "
+                          "(Offer draw) or play on (a move declines it)")
+                state = live_games.changed(live, draw_offer={"accepted": accepted,
+                                                             "reason": reason,
+                                                             "by": color_name(offerer)})
+                return ok({"accepted": accepted, "reason": reason,
+                           "game": with_viewer(state, viewer(request, live), live)})
             if session.record.human in ("both", "none"):
                 accepted, reason = True, "draw agreed"
             else:
@@ -937,7 +1049,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 session.agree_draw()
             state = live_games.changed(live, draw_offer={"accepted": accepted, "reason": reason})
         return ok({"accepted": accepted, "reason": reason,
-                   "game": with_viewer(state, viewer(request, live))})
+                   "game": with_viewer(state, viewer(request, live), live)})
 
     @api
     async def go(request: Request) -> Response:
@@ -948,7 +1060,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         session.check_can_move(by_engine=True)
         if not live_games.maybe_start_engine(live, force=True) and not live.thinking:
             raise ApiError(409, "the engine cannot move now")
-        return ok({"game": with_viewer(live.state(), viewer(request, live))})
+        return ok({"game": with_viewer(live.state(), viewer(request, live), live)})
 
     @api
     async def export_pdn(request: Request) -> Response:
@@ -1161,6 +1273,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         Route("/api/games/{game_id}", get_game, methods=["GET"]),
         Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
         Route("/api/games/{game_id}/move", play_move, methods=["POST"]),
+        Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
         Route("/api/games/{game_id}/undo", undo, methods=["POST"]),
         Route("/api/games/{game_id}/redo", redo, methods=["POST"]),
         Route("/api/games/{game_id}/line", set_line, methods=["POST"]),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -379,6 +380,48 @@ class GameSession:
         self._save()
 
     # -- clocks ------------------------------------------------------------------------------
+
+    # -- a game between two people on two devices --------------------------------------------
+
+    def invite_friend(self, color: str) -> str:
+        """Opens the seat of ``color`` to a friend: returns the secret of the invitation
+        link (the first player who opens it takes the seat)."""
+        self.record.invite = secrets.token_urlsafe(18)
+        if color == "white":
+            self.record.white_player = None
+        else:
+            self.record.black_player = None
+        self.store.save(self.record)
+        return self.record.invite
+
+    def join(self, player: str, token: str) -> str:
+        """``player`` takes the open seat with the invitation ``token``; returns its colour."""
+        rec = self.record
+        if rec.invite is None or not secrets.compare_digest(rec.invite, token):
+            raise ApiError(403, "this invitation link is not valid (or its seat was taken)",
+                           kind="bad_invite")
+        color = "white" if rec.white_player is None else "black"
+        other = rec.black_player if color == "white" else rec.white_player
+        if other == player:
+            raise ApiError(409, f"you already play {'black' if color == 'white' else 'white'} in "
+                           "this game: send the link to your opponent", kind="own_invite")
+        if color == "white":
+            rec.white_player = player
+        else:
+            rec.black_player = player
+        rec.invite = None
+        self.store.save(rec)
+        return color
+
+    def two_players(self) -> bool:
+        """Whether two different people play this game (or one waits for a friend)."""
+        rec = self.record
+        if rec.human != "both":
+            return False
+        if rec.invite is not None:
+            return True
+        return (rec.white_player is not None and rec.black_player is not None
+                and rec.white_player != rec.black_player)
 
     def start_clock(self) -> None:
         """Starts the clocks of a timed game (the side to move's runs) and stores them."""

@@ -36,10 +36,11 @@ from typing import Any
 
 __all__ = ["GameRecord", "GameStore", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: the games table; 2: the reports table (game reports); 3: who owns a game and who
 holds its seats (``owner``, ``white_player``, ``black_player``); 4: the clocks of a timed
-game (``clock_initial``, ``clock_increment``, ``clock_state``; NULL for untimed games)."""
+game (``clock_initial``, ``clock_increment``, ``clock_state``; NULL for untimed games);
+5: the invitation to a game's open seat (``invite``: the secret of the friend's link)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -87,13 +88,17 @@ ALTER TABLE games ADD COLUMN clock_increment REAL;
 ALTER TABLE games ADD COLUMN clock_state TEXT;
 """
 
-_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS}
+_INVITES = """
+ALTER TABLE games ADD COLUMN invite TEXT;
+"""
+
+_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS, 5: _INVITES}
 """The statements that bring a database of schema ``version - 1`` to ``version``."""
 
 _COLUMNS = ("id", "variant", "start_fen", "moves", "redo", "white", "black", "human", "level",
             "result", "termination", "termination_text", "winner", "headers", "pdn",
             "created_at", "updated_at", "owner", "white_player", "black_player",
-            "clock_initial", "clock_increment", "clock_state")
+            "clock_initial", "clock_increment", "clock_state", "invite")
 
 
 def _now() -> str:
@@ -142,6 +147,8 @@ class GameRecord:
     clock_initial: float | None = None
     clock_increment: float | None = None
     clock_state: dict[str, Any] | None = None
+    invite: str | None = None
+    """The secret of the link that gives a friend the open seat (None: no open seat)."""
 
     def seat(self, color: str) -> str | None:
         """The player holding the seat of ``color`` (``white`` or ``black``)."""
@@ -198,7 +205,8 @@ class GameStore:
                game_id: str | None = None, owner: str | None = None,
                white_player: str | None = None, black_player: str | None = None,
                clock_initial: float | None = None, clock_increment: float | None = None,
-               clock_state: dict[str, Any] | None = None) -> GameRecord:
+               clock_state: dict[str, Any] | None = None,
+               invite: str | None = None) -> GameRecord:
         """Stores a new game and returns it (its id is random: 64 bits)."""
         now = _now()
         record = GameRecord(id=game_id or secrets.token_hex(8), variant=variant,
@@ -207,7 +215,7 @@ class GameStore:
                             headers=dict(headers or {}), pdn=pdn, created_at=now, updated_at=now,
                             owner=owner, white_player=white_player, black_player=black_player,
                             clock_initial=clock_initial, clock_increment=clock_increment,
-                            clock_state=clock_state)
+                            clock_state=clock_state, invite=invite)
         values = self._values(record)
         with self._lock:
             self._db.execute(
@@ -304,7 +312,8 @@ class GameStore:
                 json.dumps(record.headers), record.pdn, record.created_at, record.updated_at,
                 record.owner, record.white_player, record.black_player,
                 record.clock_initial, record.clock_increment,
-                None if record.clock_state is None else json.dumps(record.clock_state))
+                None if record.clock_state is None else json.dumps(record.clock_state),
+                record.invite)
 
     # -- reading ------------------------------------------------------------------
 
@@ -354,4 +363,5 @@ class GameStore:
                           black_player=row["black_player"], clock_initial=row["clock_initial"],
                           clock_increment=row["clock_increment"],
                           clock_state=(json.loads(row["clock_state"])
-                                       if row["clock_state"] is not None else None))
+                                       if row["clock_state"] is not None else None),
+                          invite=row["invite"])

@@ -1,0 +1,190 @@
+"""Web games between two people by link, and timed games (clocks, loss on time).
+
+Through Starlette's TestClient: each TestClient is its own browser (its own player
+cookie).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (starlette) is not installed")
+pytest.importorskip("httpx", reason="httpx (needed by Starlette's TestClient) is not installed")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from damier.web.app import create_app  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
+
+
+@pytest.fixture()
+def app(tmp_path):
+    return create_app(tmp_path / "g.sqlite3", movetime=0.05, analysis_seconds=2,
+                      allowed_hosts=["testserver"])
+
+
+@pytest.fixture()
+def alice(app):
+    with TestClient(app) as c:
+        yield c
+
+
+def browser(app):
+    return TestClient(app)
+
+
+def wait_state(client, gid, predicate, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        state = client.get(f"/api/games/{gid}").json()
+        if predicate(state):
+            return state
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+
+
+def test_two_people_play_by_link_and_a_third_only_watches(app, alice):
+    r = alice.post("/api/games", json={"opponent": "friend", "color": "white"})
+    assert r.status_code == 201
+    game = r.json()
+    gid, invite = game["id"], game["you"]["invite"]
+    assert game["open_seat"] == "black" and game["two_players"]
+    assert game["white"] == "You" and game["black"] == "Friend"
+    bob, carol = browser(app), browser(app)
+    try:
+        # before bob comes, nobody may play black, not even the creator
+        assert alice.post(f"/api/games/{gid}/move", json={"move": "32-28"}).status_code == 200
+        r = alice.post(f"/api/games/{gid}/move", json={"move": "19-23"})
+        assert r.status_code == 409 and r.json()["kind"] == "seat_open"
+        # the creator opening her own link is told to send it on
+        r = alice.post(f"/api/games/{gid}/join", json={"invite": invite})
+        assert r.status_code == 409 and r.json()["kind"] == "own_invite"
+        assert bob.get(f"/api/games/{gid}").json()["you"]["spectator"]
+        assert "invite" not in bob.get(f"/api/games/{gid}").json()["you"]   # owner's secret only
+        r = bob.post(f"/api/games/{gid}/join", json={"invite": invite})
+        assert r.status_code == 200 and r.json()["joined"] == "black"
+        assert r.json()["game"]["you"]["seats"] == ["black"]
+        assert r.json()["game"]["open_seat"] is None
+        # the link is spent: carol cannot take a seat with it, nor guess another
+        for token in (invite, "x" * 24):
+            r = carol.post(f"/api/games/{gid}/join", json={"invite": token})
+            assert r.status_code == 403 and r.json()["kind"] == "bad_invite"
+        with bob.websocket_connect(f"/ws/games/{gid}") as ws:
+            assert ws.receive_json()["you"]["seats"] == ["black"]
+            assert bob.post(f"/api/games/{gid}/move", json={"move": "19-23"}).status_code == 200
+            while True:   # bob's page hears of his move
+                msg = ws.receive_json()
+                if msg["type"] == "state" and len(msg["game"]["moves"]) == 2:
+                    break
+        # each plays only their own colour; carol plays neither
+        assert alice.post(f"/api/games/{gid}/move", json={"move": "28x19"}).status_code == 200
+        r = alice.post(f"/api/games/{gid}/move", json={"move": "14x23"})
+        assert r.status_code == 403 and "you play white" in r.json()["error"]
+        assert carol.post(f"/api/games/{gid}/move", json={"move": "14x23"}).status_code == 403
+        assert bob.post(f"/api/games/{gid}/move", json={"move": "14x23"}).status_code == 200
+        # no take-backs between two people
+        for path in ("undo", "redo"):
+            r = alice.post(f"/api/games/{gid}/{path}", json={})
+            assert r.status_code == 409 and r.json()["kind"] == "two_players"
+        state = alice.get(f"/api/games/{gid}").json()
+        assert [m["text"] for m in state["moves"]] == ["32-28", "19-23", "28x19", "14x23"]
+        # bob resigns for black only
+        assert bob.post(f"/api/games/{gid}/resign", json={"color": "white"}).status_code == 403
+        r = bob.post(f"/api/games/{gid}/resign", json={"color": "black"})
+        assert r.status_code == 200
+        final = r.json()["game"]
+        assert final["over"] and final["outcome"]["winner"] == "white"
+        assert final["outcome"]["pdn_result"] == "2-0"
+    finally:
+        bob.close()
+        carol.close()
+
+
+def test_a_draw_between_people_needs_both(app, alice):
+    game = alice.post("/api/games", json={"opponent": "friend", "color": "black"}).json()
+    gid = game["id"]
+    bob = browser(app)
+    try:
+        assert bob.post(f"/api/games/{gid}/join", json={"invite": game["you"]["invite"]}
+                        ).json()["joined"] == "white"
+        moves = [("bob", "32-28"), ("alice", "19-23"), ("bob", "28x19"), ("alice", "14x23")]
+        for who, move in moves:
+            client = bob if who == "bob" else alice
+            assert client.post(f"/api/games/{gid}/move", json={"move": move}).status_code == 200
+        r = bob.post(f"/api/games/{gid}/draw", json={})   # FMJD rules: an offer at any time
+        assert r.status_code == 200 and not r.json()["accepted"]
+        assert r.json()["game"]["draw_offer"] == "white" and not r.json()["game"]["over"]
+        assert bob.post(f"/api/games/{gid}/draw", json={}).json()["game"]["draw_offer"] == "white"
+        r = alice.post(f"/api/games/{gid}/draw", json={})   # she accepts by offering too
+        assert r.status_code == 200 and r.json()["accepted"]
+        assert r.json()["game"]["over"] and r.json()["game"]["outcome"]["winner"] is None
+    finally:
+        bob.close()
+
+
+def test_a_timed_game_is_lost_on_time(app, alice):
+    # 0.02 minutes (1.2 s) each: white moves, then black lets the time run out
+    game = alice.post("/api/games", json={"opponent": "friend", "color": "white",
+                                          "clock": "0.02"}).json()
+    gid = game["id"]
+    assert game["clock"]["initial"] == pytest.approx(1.2)
+    assert game["clock"]["running"] is None          # the clocks start with the first move
+    bob = browser(app)
+    try:
+        bob.post(f"/api/games/{gid}/join", json={"invite": game["you"]["invite"]})
+        started = time.monotonic()
+        state = alice.post(f"/api/games/{gid}/move", json={"move": "32-28"}).json()["game"]
+        assert state["clock"]["running"] == "black"
+        # the server ends the game by itself when the flag falls (nobody has to ask)
+        over = wait_state(bob, gid, lambda s: s["over"], timeout=10)
+        elapsed = time.monotonic() - started
+        assert elapsed >= 1.0
+        outcome = over["outcome"]
+        assert outcome["winner"] == "white" and outcome["termination"] == "time_forfeit"
+        assert over["clock"]["black"] == 0 and over["clock"]["running"] is None
+        r = bob.post(f"/api/games/{gid}/move", json={"move": "19-23"})
+        assert r.status_code == 409
+    finally:
+        bob.close()
+
+
+def test_the_engine_plays_on_its_clock(alice):
+    game = alice.post("/api/games", json={"color": "white", "level": 10, "clock": "0.5+1"}).json()
+    gid = game["id"]
+    assert game["clock"] == {"initial": 30.0, "increment": 1.0, "white": 30.0, "black": 30.0,
+                             "running": None}
+    alice.post(f"/api/games/{gid}/move", json={"move": "32-28"})
+    state = wait_state(alice, gid, lambda s: len(s["moves"]) == 2 and not s["engine_thinking"])
+    clock = state["clock"]
+    # the engine spent some of its 30 s (and got its 1 s increment), far from all of it
+    assert 20.0 < clock["black"] < 31.0 and clock["running"] == "white"
+
+
+def test_bad_time_controls_are_refused(alice):
+    for bad in ("0", "abc", "5+", "99999", "5+9999", "-1"):
+        r = alice.post("/api/games", json={"clock": bad})
+        assert r.status_code == 400 and r.json()["field"] == "clock", bad
+    r = alice.post("/api/games", json={"opponent": "friend", "color": "both"})
+    assert r.status_code == 400 and "colour" in r.json()["error"]
+
+
+def test_timed_game_survives_a_restart_and_flags_on_load(tmp_path):
+    db = tmp_path / "restart.sqlite3"
+    app = create_app(db, movetime=0.05, allowed_hosts=["testserver"])
+    with TestClient(app) as a:
+        game = a.post("/api/games", json={"opponent": "friend", "color": "white",
+                                          "clock": "0.02"}).json()
+        gid = game["id"]
+        a.post(f"/api/games/{gid}/move", json={"move": "32-28"})   # black's clock runs
+        cookies = dict(a.cookies)
+    time.sleep(1.5)   # the server is down while black's time runs out
+    with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"]),
+                    cookies=cookies) as a:
+        state = a.get(f"/api/games/{gid}").json()
+        assert state["over"] and state["outcome"]["termination"] == "time_forfeit"
