@@ -531,3 +531,91 @@ def test_a_spectator_sees_the_game_live_but_cannot_play(browser, server, page):
         assert status == 403
     finally:
         other.close()
+
+
+def new_context_page(browser, server=None):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if server is not None:
+        context.add_cookies([{"name": "damier_player", "value": server.player, "url": server.url}])
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    return context, page
+
+
+def test_two_browsers_play_by_link_while_a_third_only_watches(browser, server, page, shots):
+    page.goto(server.url + "/")
+    page.wait_for_selector("#dlg-new[open]")
+    page.select_option("#new-variant", "international")
+    page.select_option("#new-color", "white")
+    page.select_option("#new-opponent", "friend")
+    page.click("#new-start")
+    page.wait_for_function("() => damierApp.game !== null && !document.getElementById('invite').hidden")
+    link = page.input_value("#invite-url")
+    gid = page.evaluate("() => damierApp.game.id")
+    assert f"#game={gid}&join=" in link
+    page.screenshot(path=str(shots / "web-invite.png"))
+    friend_ctx, friend = new_context_page(browser)          # another browser: its own cookie
+    watcher_ctx, watcher = new_context_page(browser)
+    try:
+        friend.goto(link)
+        friend.wait_for_function("(id) => damierApp.game && damierApp.game.id === id "
+                                 "&& damierApp.you && damierApp.you.seats.includes('black')", arg=gid)
+        assert "join=" not in friend.url      # the spent secret leaves the address bar
+        page.wait_for_function("() => document.getElementById('invite').hidden")
+        # white moves by clicks in the first browser; the friend sees it live
+        click_square(page, 32)
+        click_square(page, 28)
+        assert wait_moves(friend, 1) == ["32-28"]
+        assert friend.get_attribute("#board", "data-interactive") == "true"
+        click_square(friend, 19)
+        click_square(friend, 23)
+        assert wait_moves(page, 2) == ["32-28", "19-23"]
+        # a third browser, with the watch link, sees the game but cannot move
+        watcher.goto(f"{server.url}/#game={gid}")
+        watcher.wait_for_function("() => damierApp.you && damierApp.you.spectator")
+        assert watcher.get_attribute("#board", "data-interactive") == "false"
+        assert "watching (read-only)" in watcher.inner_text("#status")
+        status = watcher.evaluate("""async (id) => (await fetch(`/api/games/${id}/move`, {
+            method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({move: "28x19"})})).status""", gid)
+        assert status == 403
+        # it is White's turn: the friend (Black) cannot move either, and there are no take-backs
+        assert friend.get_attribute("#board", "data-interactive") == "false"
+        assert page.locator("#btn-undo").is_disabled()
+        click_square(page, 28)
+        click_square(page, 19)
+        assert wait_moves(watcher, 3) == ["32-28", "19-23", "28x19"]
+        friend.screenshot(path=str(shots / "web-friend.png"))
+    finally:
+        friend_ctx.close()
+        watcher_ctx.close()
+
+
+def test_a_timed_game_is_lost_on_time_in_the_browser(server, page, shots):
+    # 0.05 minutes (3 s) each: White plays, the engine answers, then White's flag falls
+    game = server.api("POST", "/api/games", {"color": "white", "level": 1, "clock": "0.05"})
+    open_game(page, server, game["id"])
+    assert page.locator("#player-bottom .clock").inner_text() == "0:03.0"
+    click_square(page, 32)
+    click_square(page, 28)
+    wait_moves(page, 2)
+    page.wait_for_function("() => damierApp.game.over", timeout=20000)
+    status = page.inner_text("#status")
+    assert "time forfeit" in status and "0-2" in status
+    assert page.locator("#player-bottom .clock").inner_text() == "0:00.0"
+    assert page.get_attribute("#board", "data-interactive") == "false"
+    page.screenshot(path=str(shots / "web-clock.png"))
+
+
+def test_redo_restores_the_same_engine_reply(server, page):
+    game = server.api("POST", "/api/games", {"color": "white", "level": 3})
+    open_game(page, server, game["id"])
+    click_square(page, 32)
+    click_square(page, 28)
+    played = wait_moves(page, 2)
+    page.click("#btn-undo")
+    page.wait_for_function("() => damierApp.game.moves.length === 0")
+    page.click("#btn-redo")
+    assert wait_moves(page, 2) == played
+    time.sleep(0.5)   # the engine does not search again: the reply stays the one it played
+    assert moves(page) == played and not game_state(page)["engine_thinking"]

@@ -225,8 +225,12 @@
     const wasLive = app.cursor === app.live;
     const cursorKey = app.tree.length ? lineKey(app.cursor) : null;
     if (previous && previous.id === game.id && game.version < previous.version) return;  // stale
-    if (game.you) app.you = game.you;
-    else if (!previous || previous.id !== game.id) app.you = null;
+    const sameGame = previous && previous.id === game.id;
+    if (game.you) {  // the WebSocket's states leave out the invitation secret: keep it
+      const keep = sameGame && app.you && app.you.invite && !game.you.invite;
+      app.you = keep ? Object.assign({}, game.you, { invite: app.you.invite }) : game.you;
+    } else if (!sameGame) app.you = null;
+    app.clockAt = performance.now();
     app.game = game;
     app.tree = buildTree(game);
     app.live = liveNode(app.tree);
@@ -320,6 +324,21 @@
     $("btn-draw").disabled = watching || game.over || !game.can_offer_draw;
     $("btn-go").disabled = watching || game.over || game.engine_thinking;
     document.body.classList.toggle("spectating", watching);
+    const invite = app.you && app.you.invite && game.open_seat;
+    $("invite").hidden = !invite;
+    if (invite) {
+      $("invite-url").value = `${location.origin}/#game=${game.id}&join=${app.you.invite}`;
+      $("invite-colour").textContent = game.open_seat;
+    }
+    const offered = game.draw_offer && !game.over;
+    const theirs = offered && app.you && !app.you.seats.includes(game.draw_offer);
+    $("btn-draw").textContent = theirs ? "Accept draw" : offered ? "Draw offered" : "Offer draw";
+    $("btn-draw").classList.toggle("draw-offer", !!theirs);
+    if (game.two_players && !watching) {
+      $("btn-undo").disabled = true;
+      $("btn-redo").disabled = true;
+      $("btn-go").disabled = true;
+    }
     $("nav-first").disabled = app.cursor === 0;
     $("nav-prev").disabled = app.cursor === 0;
     $("nav-next").disabled = mainChild(app.cursor) === null;
@@ -334,12 +353,38 @@
     const make = (colour) => {
       const name = colour === "white" ? game.white : game.black;
       const toMove = !game.over && game.turn === colour && app.cursor === app.live;
-      return `<span class="dot ${colour}"></span><span class="name">${escapeHtml(name)}</span>` +
-        (toMove ? `<span class="to-move">to move</span>` : "");
+      const seat = game.open_seat === colour ? " (waiting for your friend)" : "";
+      return `<span class="dot ${colour}"></span><span class="name">${escapeHtml(name)}${seat}</span>` +
+        (toMove ? `<span class="to-move">to move</span>` : "") +
+        (game.clock ? `<span class="clock" data-colour="${colour}"></span>` : "");
     };
     $("player-top").innerHTML = make(app.flipped ? "white" : "black");
     $("player-bottom").innerHTML = make(app.flipped ? "black" : "white");
+    renderClocks();
   }
+
+  /* The clocks: the server's times when the state came, counted down here meanwhile. */
+  function clockText(seconds) {
+    const s = Math.max(0, seconds);
+    if (s < 20) return `${Math.floor(s / 60)}:${(s % 60).toFixed(1).padStart(4, "0")}`;
+    const whole = Math.ceil(s);
+    return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+  }
+
+  function renderClocks() {
+    const game = app.game;
+    if (!game || !game.clock) return;
+    const elapsed = (performance.now() - app.clockAt) / 1000;
+    for (const el of document.querySelectorAll(".player .clock")) {
+      const colour = el.dataset.colour;
+      const running = game.clock.running === colour && !game.over;
+      const left = game.clock[colour] - (running ? elapsed : 0);
+      el.textContent = clockText(left);
+      el.classList.toggle("running", running);
+      el.classList.toggle("low", left < 10);
+    }
+  }
+  setInterval(renderClocks, 100);
 
   function renderStatus() {
     const game = app.game;
@@ -896,6 +941,15 @@
     if (after) after(res.data);
   }
 
+  async function copyText(text, what) {
+    try { await navigator.clipboard.writeText(text); showMessage(`${what} copied`, "info"); }
+    catch (err) { showMessage(`${what}: ${text}`, "info"); }
+  }
+  $("btn-invite-copy").addEventListener("click", () => copyText($("invite-url").value, "invitation link"));
+  $("btn-watch-link").addEventListener("click", () => {
+    if (app.game) copyText(`${location.origin}/#game=${app.game.id}`, "watch link");
+  });
+
   $("btn-undo").addEventListener("click", () => { app.skipAnimation = true; action("undo"); });
   $("btn-redo").addEventListener("click", () => action("redo"));
   $("btn-go").addEventListener("click", () => action("go"));
@@ -914,7 +968,8 @@
     clearTimeout(resignTimer);
     button.classList.remove("confirm");
     button.textContent = "Resign";
-    const body = app.game.human === "both" ? { color: app.game.turn } : {};
+    let body = app.game.human === "both" ? { color: app.game.turn } : {};
+    if (app.game.two_players && app.you && app.you.seats.length === 1) body = { color: app.you.seats[0] };
     action("resign", body);
   });
 
@@ -987,7 +1042,12 @@
   $("form-new").addEventListener("submit", async (e) => {
     e.preventDefault();
     const body = { variant: $("new-variant").value, color: $("new-color").value,
-      level: parseInt($("new-level").value, 10) };
+      level: parseInt($("new-level").value, 10), opponent: $("new-opponent").value };
+    if ($("new-clock").value) body.clock = $("new-clock").value;
+    if (body.opponent === "friend" && !["white", "black"].includes(body.color)) {
+      showMessage("against a friend, choose White or Black");
+      return;
+    }
     const res = await api("POST", "/api/games", body);
     if (!res.ok) { showMessage(res.data.error); return; }
     $("dlg-new").close();
@@ -1168,15 +1228,33 @@
     const res = await api("GET", "/api/variants");
     app.variants = res.ok ? res.data.variants : [];
     fillVariants($("new-variant"), "international");
-    const fromHash = new URLSearchParams(location.hash.slice(1)).get("game");
+    const params = new URLSearchParams(location.hash.slice(1));
+    const fromHash = params.get("game");
+    if (fromHash && params.get("join")) await joinGame(fromHash, params.get("join"));
     const id = fromHash || localStorage.getItem("damier.lastGame");
     if (id && await loadGame(id)) return;
     clearMessage();
     $("dlg-new").showModal();
   })();
 
-  window.addEventListener("hashchange", () => {
-    const id = new URLSearchParams(location.hash.slice(1)).get("game");
+  /* A friend's invitation link (#game=ID&join=SECRET): take the open seat, then forget
+     the secret (it is spent). */
+  async function joinGame(id, secret) {
+    const res = await api("POST", `/api/games/${encodeURIComponent(id)}/join`, { invite: secret });
+    history.replaceState(null, "", `#game=${id}`);
+    if (res.ok) showMessage(`you play ${res.data.joined}`, "info");
+    else showMessage(res.data.error);
+  }
+
+  window.addEventListener("hashchange", async () => {
+    const params = new URLSearchParams(location.hash.slice(1));
+    if (params.get("game") && params.get("join")) {
+      await joinGame(params.get("game"), params.get("join"));
+      app.game = null;
+      loadGame(params.get("game"));
+      return;
+    }
+    const id = params.get("game");
     if (id && (!app.game || app.game.id !== id)) { app.game = null; loadGame(id); }
   });
 
