@@ -619,3 +619,49 @@ def test_redo_restores_the_same_engine_reply(server, page):
     assert wait_moves(page, 2) == played
     time.sleep(0.5)   # the engine does not search again: the reply stays the one it played
     assert moves(page) == played and not game_state(page)["engine_thinking"]
+
+
+def test_a_puzzle_is_solved_with_a_hint_and_the_streak_grows(server, page, shots):
+    from damier.puzzles import load_puzzles
+    puzzle = next(p for p in load_puzzles("international") if p.solver_moves >= 2)
+    page.goto(f"{server.url}/puzzles#{puzzle.id}")
+    page.wait_for_function("() => window.damierPuzzles && damierPuzzles.ready")
+    assert page.get_attribute("#board", "data-interactive") == "true"
+    page.click("#pz-hint")
+    board = puzzle.board()
+    first = board.parse_move(puzzle.solution[0])
+    page.wait_for_function("(s) => document.getElementById('message').textContent.includes("
+                           "'piece on ' + s)", arg=first.from_square)
+    for ply, text in enumerate(puzzle.solution):
+        move = board.parse_move(text)
+        if ply % 2 == 0:   # the solver's move, played by clicks (the path for a capture)
+            page.wait_for_function("(n) => damierPuzzles.played.length === n && document."
+                                   "getElementById('board').dataset.interactive === 'true'",
+                                   arg=ply)
+            x, y = page.evaluate("(s) => damierPuzzles.squarePoint(s)", move.from_square)
+            page.mouse.click(x, y)
+            x, y = page.evaluate("(s) => damierPuzzles.squarePoint(s)", move.to_square)
+            page.mouse.click(x, y)
+        board.push(move)
+    page.wait_for_function("() => damierPuzzles.done")
+    assert page.inner_text("#pz-status") == "Solved!"
+    assert page.inner_text("#pz-streak") == "1"
+    page.screenshot(path=str(shots / "web-puzzle.png"))
+    # a wrong first move in the next one ends the streak and shows the solution
+    page.click("#pz-next")
+    page.wait_for_function("(id) => damierPuzzles.ready && damierPuzzles.puzzle.id !== id",
+                           arg=puzzle.id)
+    nxt = page.evaluate("() => damierPuzzles.puzzle")
+    from damier import Board
+    b = Board(nxt["fen"])
+    solution_first = None
+    from damier.puzzles import load_puzzles as _lp
+    solution_first = next(p for p in _lp("international") if p.id == nxt["id"]).solution[0]
+    wrong = next(m for m in b.legal_moves if b.notation(m) != b.notation(b.parse_move(solution_first)))
+    x, y = page.evaluate("(s) => damierPuzzles.squarePoint(s)", wrong.from_square)
+    page.mouse.click(x, y)
+    x, y = page.evaluate("(s) => damierPuzzles.squarePoint(s)", wrong.to_square)
+    page.mouse.click(x, y)
+    page.wait_for_function("() => damierPuzzles.failed")
+    assert page.inner_text("#pz-streak") == "0"
+    assert "solution" in page.inner_text("#message")

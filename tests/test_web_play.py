@@ -188,3 +188,38 @@ def test_timed_game_survives_a_restart_and_flags_on_load(tmp_path):
                     cookies=cookies) as a:
         state = a.get(f"/api/games/{gid}").json()
         assert state["over"] and state["outcome"]["termination"] == "time_forfeit"
+
+
+def test_puzzle_api_judges_moves_and_gives_hints(alice):
+    from damier.puzzles import load_puzzles
+    puzzle = next(p for p in load_puzzles("international") if p.solver_moves >= 2)
+    r = alice.get(f"/api/puzzles/{puzzle.id}")
+    assert r.status_code == 200 and "solution" not in r.json()   # the answer is not given away
+    assert r.json()["fen"] == puzzle.fen and r.json()["solver_moves"] == puzzle.solver_moves
+    hint = alice.post(f"/api/puzzles/{puzzle.id}/hint", json={"played": []}).json()
+    first = puzzle.board().parse_move(puzzle.solution[0])
+    assert hint == {"from": first.from_square}
+    step = alice.post(f"/api/puzzles/{puzzle.id}/move",
+                      json={"played": [], "move": puzzle.solution[0]}).json()
+    assert step["ok"] and not step["solved"] and step["reply"] == puzzle.solution[1]
+    played = list(puzzle.solution[:-1])
+    last = alice.post(f"/api/puzzles/{puzzle.id}/move",
+                      json={"played": played, "move": puzzle.solution[-1]}).json()
+    assert last["ok"] and last["solved"]
+    # a wrong first move: not ok, and the solution is shown
+    board = puzzle.board()
+    wrong = next(board.notation(m) for m in board.legal_moves if m != first)
+    bad = alice.post(f"/api/puzzles/{puzzle.id}/move", json={"played": [], "move": wrong}).json()
+    assert not bad["ok"] and bad["solution"] == list(puzzle.solution)
+    # next: near the rating asked for, never one just seen
+    near = alice.get(f"/api/puzzles/next?variant=international&rating={puzzle.rating}"
+                     f"&seen={puzzle.id}").json()
+    assert abs(near["rating"] - puzzle.rating) <= 150 and near["id"] != puzzle.id
+    # bad input: clear 4xx
+    for body in ({"played": "x", "move": "1-2"}, {"played": [], "move": "99-98"},
+                 {"played": ["32-28"], "move": "1-2"}, {"played": []}):
+        r = alice.post(f"/api/puzzles/{puzzle.id}/move", json=body)
+        assert 400 <= r.status_code < 500 and r.json()["error"], body
+    assert alice.get("/api/puzzles/nope").status_code == 404
+    assert alice.get("/api/puzzles/next?variant=klingon").status_code == 400
+    assert alice.get("/api/puzzles/next?rating=abc").status_code == 400

@@ -475,7 +475,9 @@ _paths = st.sampled_from(["/api/games", "/api/games/{id}", "/api/games/{id}/move
                           "/api/games/{id}/pdn", "/api/games/{id}/analysis", "/api/import",
                           "/api/position", "/api/variants", "/api/games/nope/move",
                           "/api/games/" + "x" * 80, "/api/games?offset={n}&limit={n}",
-                          "/static/../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd"])
+                          "/static/../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd",
+                          "/api/puzzles/next?rating={n}", "/api/puzzles/x/move",
+                          "/api/puzzles/x/hint", "/api/games/{id}/join", "/puzzles"])
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,10 @@ Routes (every error is JSON ``{"error": "...", "status": N, ...}``):
 ``DELETE /api/games/{id}/analysis``         stops a running report and forgets the stored one
 ``POST /api/import``                        PDN text (JSON ``{"pdn": ...}`` or a raw upload)
 ``POST /api/position``                      checks a FEN: ``{"variant", "fen"}``
+``GET /puzzles``                            the puzzle page (``static/puzzles.html``)
+``GET /api/puzzles/next``                   a puzzle near ``rating`` (``variant``, ``seen``)
+``POST /api/puzzles/{id}/move``             ``{"played": [...], "move"}``: right? solved? reply
+``POST /api/puzzles/{id}/hint``             ``{"played": [...]}``: the square to move from
 ``WS /ws/games/{id}``                       live state, engine moves and analysis
 =========================================  ==============================================
 
@@ -44,6 +48,7 @@ import itertools
 import json
 import logging
 import math
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -56,7 +61,8 @@ from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import InvalidFenError
 from damier.game import parse_time_control
 from damier.piece import BLACK, WHITE
-from damier.variants import get_variant
+from damier.puzzles import Puzzle, check_move, load_puzzles
+from damier.variants import VARIANTS, get_variant
 from damier.web.access import (Viewer, adopt, is_local, require_owner, require_player,
                                require_seat, viewer_of)
 from damier.web.engines import EnginePool, Job, JobStopped, PooledEngine
@@ -93,6 +99,8 @@ ANALYSIS_SECONDS = 60.0
 """An analysis stops by itself after this long."""
 ANALYSIS_MAX_DEPTH = 40
 MAX_OFFSET = 10**9
+PUZZLE_NODES = 300_000
+"""The prover's node budget for judging a move off a puzzle's line."""
 """The largest ``offset`` of the list of games."""
 MAX_SESSIONS = 64
 """Games kept in memory; idle ones beyond this are dropped (they stay stored)."""
@@ -1256,6 +1264,110 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         return {"type": "error", "error": f"unknown message type {kind[:40]!r} "
                 "(expected ping, state, analyse, stop)"}
 
+    # -- puzzles --------------------------------------------------------------------------------
+
+    puzzle_cache: dict[str, list[Puzzle]] = {}
+
+    def puzzles_of(variant_name: str) -> list[Puzzle]:
+        try:
+            v = get_variant(variant_name)
+        except ValueError as err:
+            raise ApiError(400, str(err), field="variant") from None
+        if v.name not in puzzle_cache:
+            puzzle_cache[v.name] = load_puzzles(v)
+        return puzzle_cache[v.name]
+
+    def find_puzzle(request: Request) -> Puzzle:
+        pid = str(request.path_params["puzzle_id"])
+        for name in VARIANTS:
+            for puzzle in puzzles_of(name):
+                if puzzle.id == pid:
+                    return puzzle
+        raise ApiError(404, "no puzzle with that id")
+
+    def puzzle_info(puzzle: Puzzle) -> dict[str, Any]:
+        return {"id": puzzle.id, "variant": puzzle.variant, "fen": puzzle.fen,
+                "rating": puzzle.rating, "solver": puzzle.solver,
+                "solver_moves": puzzle.solver_moves,
+                "gain": puzzle.gain}
+
+    def played_moves(data: dict[str, Any]) -> list[str]:
+        played = data.get("played", [])
+        if (not isinstance(played, list) or len(played) > 60
+                or any(not isinstance(m, str) or len(m) > 60 for m in played)):
+            raise ApiError(400, "played must be a list of the moves made so far", field="played")
+        return played
+
+    @api
+    async def next_puzzle(request: Request) -> Response:
+        params = request.query_params
+        puzzles = puzzles_of(params.get("variant", "international")[:40])
+        if not puzzles:
+            raise ApiError(404, "no puzzles are shipped for this variant", kind="no_puzzles")
+        try:
+            rating = int(params.get("rating", "1200")[:6])
+        except ValueError:
+            raise ApiError(400, "rating must be a whole number", field="rating") from None
+        skip = set(params.get("seen", "")[:4000].split(","))
+        near = [p for p in puzzles if abs(p.rating - rating) <= 150 and p.id not in skip]
+        if not near:
+            near = sorted((p for p in puzzles if p.id not in skip) or puzzles,
+                          key=lambda p: abs(p.rating - rating))[:10]
+        return ok(puzzle_info(random.choice(near)))
+
+    @api
+    async def get_puzzle(request: Request) -> Response:
+        return ok(puzzle_info(find_puzzle(request)))
+
+    @api
+    async def puzzle_move(request: Request) -> Response:
+        puzzle = find_puzzle(request)
+        data = await read_json(request, ("played", "move"))
+        played = played_moves(data)
+        move = get_str(data, "move", None, max_len=60)
+        if not move:
+            raise ApiError(400, "move is required", field="move")
+        if len(played) % 2:
+            raise ApiError(400, "played must end with the opponent's reply", field="played")
+
+        def judge() -> Any:
+            return check_move(puzzle, played, move, max_nodes=PUZZLE_NODES)
+
+        try:
+            step = await asyncio.get_running_loop().run_in_executor(live_games.executor, judge)
+        except ValueError as err:
+            raise ApiError(400, str(err)) from None
+        board = puzzle.board()
+        for text in played:
+            board.push(text)
+        board.push(move)
+        after = board.fen()
+        if step.reply is not None:
+            board.push(step.reply)
+        return ok({"ok": step.ok, "solved": step.solved, "reply": step.reply,
+                   "fen_after_move": after, "fen": board.fen(),
+                   "solution": list(puzzle.solution) if not step.ok else None})
+
+    @api
+    async def puzzle_hint(request: Request) -> Response:
+        puzzle = find_puzzle(request)
+        data = await read_json(request, ("played", "reveal"))
+        played = played_moves(data)
+        if len(played) >= len(puzzle.solution) or list(puzzle.solution[:len(played)]) != played:
+            raise ApiError(409, "the hint follows the puzzle's line: play on from its solution",
+                           kind="off_line")
+        text = puzzle.solution[len(played)]
+        board = puzzle.board()
+        for m in played:
+            board.push(m)
+        move = board.parse_move(text)
+        if data.get("reveal") is True:
+            return ok({"from": move.from_square, "move": text})
+        return ok({"from": move.from_square})
+
+    async def puzzles_page(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "puzzles.html", headers={"Cache-Control": "no-cache"})
+
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
         detail = getattr(exc, "detail", None) or "not found"
@@ -1266,6 +1378,11 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     routes = [
         Route("/", index),
         Route("/api/variants", variants),
+        Route("/puzzles", puzzles_page),
+        Route("/api/puzzles/next", next_puzzle, methods=["GET"]),
+        Route("/api/puzzles/{puzzle_id}", get_puzzle, methods=["GET"]),
+        Route("/api/puzzles/{puzzle_id}/move", puzzle_move, methods=["POST"]),
+        Route("/api/puzzles/{puzzle_id}/hint", puzzle_hint, methods=["POST"]),
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/import", import_games, methods=["POST"]),
