@@ -223,3 +223,19 @@ def test_puzzle_api_judges_moves_and_gives_hints(alice):
     assert alice.get("/api/puzzles/nope").status_code == 404
     assert alice.get("/api/puzzles/next?variant=klingon").status_code == 400
     assert alice.get("/api/puzzles/next?rating=abc").status_code == 400
+
+
+def test_importing_the_same_games_twice_does_not_duplicate_them(app, alice):
+    text = ('[Event "One"]\n1. 32-28 19-23 *\n\n[Event "Two"]\n1. 33-28 18-23 *\n')
+    first = alice.post("/api/import", json={"pdn": text}).json()
+    assert len(first["games"]) == 2 and first["errors"] == []
+    again = alice.post("/api/import", json={"pdn": text}).json()
+    assert [g["id"] for g in again["games"]] == [g["id"] for g in first["games"]]
+    assert "imported before" in again["errors"][0]
+    assert alice.get("/api/games").json()["total"] == 2
+    bob = browser(app)
+    try:   # another player's import is theirs: a copy of their own
+        mine = bob.post("/api/import", json={"pdn": text}).json()
+        assert {g["id"] for g in mine["games"]}.isdisjoint(g["id"] for g in first["games"])
+    finally:
+        bob.close()

@@ -604,10 +604,12 @@ def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str 
                deadline: float | None = None) -> tuple[list[GameSession], list[str]]:
     """Reads every game of the PDN ``text`` (never a path) into the store, as analysis
     games (``human="both"``) owned by ``owner``; returns the sessions and the errors of
-    the games that could not be read. Reading stops after ``max_games`` games, or when
+    the games that could not be read. A game ``owner`` imported before (the same PDN) is
+    not stored again: its stored copy is returned. Reading stops after ``max_games`` games, or when
     ``time.monotonic()`` passes ``deadline``, keeping the games read by then."""
     errors: list[PdnError] = []
     sessions: list[GameSession] = []
+    duplicates = 0
     try:
         reader = pdn.read_games(text, skip_errors=True, errors=errors)
         for game in reader:
@@ -623,19 +625,28 @@ def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str 
                 errors.append(PdnError(f"a game of {plies} plies is too long (at most {MAX_PLIES})"))
                 continue
             headers = {k: v for k, v in game.headers.items()}
+            text_of_game = pdn.write_game(game)
+            known = store.find_imported(owner, text_of_game)
+            if known is not None:   # the same game imported before: not stored twice
+                sessions.append(GameSession.load(store, known))
+                duplicates += 1
+                continue
             played = Game.from_board(game.end().board(), white=HUMAN, black=HUMAN, level=10,
                                      white_name=headers.get("White", "?"),
                                      black_name=headers.get("Black", "?"), now=CLOCK_SOURCE)
             record = store.create(variant=game.variant.name, start_fen=played.start_fen,
                                   human="both", level=10, white=headers.get("White", "?"),
                                   black=headers.get("Black", "?"), moves=played.move_texts(),
-                                  headers=headers, pdn=pdn.write_game(game), owner=owner,
+                                  headers=headers, pdn=text_of_game, owner=owner,
                                   white_player=owner, black_player=owner)
             session = GameSession(store, record, played)
             session._update_result()
             sessions.append(session)
     except PdnError as err:  # pragma: no cover - skip_errors collects them
         errors.append(err)
+    if duplicates:
+        errors.append(PdnError(f"{duplicates} game{'s were' if duplicates > 1 else ' was'} "
+                               "imported before: the stored copy is kept (not imported again)"))
     return sessions, [str(e) for e in errors]
 
 

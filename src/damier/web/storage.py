@@ -343,6 +343,14 @@ class GameStore:
                 "LIMIT ? OFFSET ?", args + (limit, offset)).fetchall()
         return [self._record(row) for row in rows]
 
+    def find_imported(self, owner: str | None, pdn: str) -> str | None:
+        """The id of a game ``owner`` imported with exactly this PDN text, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id FROM games WHERE pdn = ? AND owner IS ? ORDER BY rowid LIMIT 1",
+                (pdn, owner)).fetchone()
+        return str(row["id"]) if row is not None else None
+
     def count(self, *, player: str | None = None, unowned: bool = False) -> int:
         """The number of games (of ``player``, as :meth:`list` counts them)."""
         where, args = self._player_filter(player, unowned)

@@ -985,7 +985,10 @@
   $("btn-flip").addEventListener("click", () => { app.flipped = !app.flipped; render(); });
 
   document.addEventListener("keydown", (e) => {
-    if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
+    // typing fields keep their keys; a ticked checkbox (Analyse, options) does not need them
+    const typing = e.target && (["TEXTAREA", "SELECT"].includes(e.target.tagName)
+      || (e.target.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(e.target.type)));
+    if (typing) return;
     if (document.querySelector("dialog[open]")) return;
     if (!app.game) return;
     if (e.key === "ArrowLeft") setCursor(app.tree[app.cursor].parent);
