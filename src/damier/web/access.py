@@ -23,8 +23,8 @@ loopback address) sees them and becomes their owner by its first change, so a
 person who upgrades keeps their games, while nobody on the network can take
 them.
 
->>> from damier.web.storage import GameRecord
->>> rec = GameRecord(id="g", variant="international", start_fen="W:W31:B1", human="white",
+>>> from damier.web.storage import StoredGame
+>>> rec = StoredGame(id="g", variant="international", start_fen="W:W31:B1", human="white",
 ...                  level=5, owner="alice", white_player="alice")
 >>> viewer_of(rec, "alice", local=True).seats, viewer_of(rec, "bob", local=True).spectator
 (frozenset({'white'}), True)
@@ -36,7 +36,7 @@ import ipaddress
 from dataclasses import dataclass
 
 from damier.web.session import ApiError
-from damier.web.storage import GameRecord
+from damier.web.storage import StoredGame
 
 __all__ = ["Viewer", "viewer_of", "is_local", "seats_for", "require_player", "require_seat",
            "require_owner"]
@@ -79,7 +79,7 @@ def seats_for(human: str, player: str) -> tuple[str | None, str | None]:
             player if human in ("black", "both") else None)
 
 
-def viewer_of(record: GameRecord, player: str, *, local: bool) -> Viewer:
+def viewer_of(record: StoredGame, player: str, *, local: bool) -> Viewer:
     """``player``'s rights in the game ``record``."""
     if record.owner is None:
         return Viewer(player, False, frozenset(), adoptable=local)
@@ -87,7 +87,7 @@ def viewer_of(record: GameRecord, player: str, *, local: bool) -> Viewer:
     return Viewer(player, record.owner == player, seats)
 
 
-def adopt(record: GameRecord, player: str) -> None:
+def adopt(record: StoredGame, player: str) -> None:
     """Makes ``player`` the owner of a game without one, holding its people's seats."""
     record.owner = player
     record.white_player, record.black_player = seats_for(record.human, player)
@@ -100,13 +100,13 @@ def _refuse(viewer: Viewer, what: str) -> ApiError:
     return ApiError(403, f"only this game's players may {what}", kind="forbidden")
 
 
-def require_player(record: GameRecord, viewer: Viewer, what: str) -> None:
+def require_player(record: StoredGame, viewer: Viewer, what: str) -> None:
     """Refuses (403) unless ``viewer`` owns the game or holds a seat in it."""
     if not (viewer.owner or viewer.seats or viewer.adoptable):
         raise _refuse(viewer, what)
 
 
-def require_seat(record: GameRecord, viewer: Viewer, color: str, what: str) -> None:
+def require_seat(record: StoredGame, viewer: Viewer, color: str, what: str) -> None:
     """Refuses (403) unless ``viewer`` holds the seat of ``color``."""
     if viewer.adoptable or color in viewer.seats:
         return
@@ -118,7 +118,7 @@ def require_seat(record: GameRecord, viewer: Viewer, color: str, what: str) -> N
     raise _refuse(viewer, f"play for {color}")
 
 
-def require_owner(record: GameRecord, viewer: Viewer, what: str) -> None:
+def require_owner(record: StoredGame, viewer: Viewer, what: str) -> None:
     """Refuses (403) unless ``viewer`` owns the game."""
     if not (viewer.owner or viewer.adoptable):
         raise ApiError(403, f"only the player who created this game may {what}",

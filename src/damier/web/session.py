@@ -39,7 +39,7 @@ from damier.moves import capture_rule, parse_move_spec
 from damier.notation import move_text
 from damier.piece import BLACK, WHITE
 from damier.variants import VARIANTS, Variant, get_variant
-from damier.web.storage import GameRecord, GameStore
+from damier.web.storage import StoredGame, GameStore
 
 __all__ = ["ApiError", "GameSession", "PlayedMove", "HUMAN_CHOICES", "variant_info",
            "move_info", "capture_explanation", "import_pdn"]
@@ -112,7 +112,7 @@ class GameSession:
     change is written at once), the HTTP errors, the JSON of the page and the PDN. The
     record's ``moves`` and ``redo`` are kept equal to the game's."""
 
-    def __init__(self, store: GameStore, record: GameRecord, game: Game | None = None) -> None:
+    def __init__(self, store: GameStore, record: StoredGame, game: Game | None = None) -> None:
         self.store = store
         self.record = record
         self.variant = get_variant(record.variant)

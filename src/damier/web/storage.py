@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GameRecord", "GameStore", "SCHEMA_VERSION"]
+__all__ = ["StoredGame", "GameStore", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 5
 """1: the games table; 2: the reports table (game reports); 3: who owns a game and who
@@ -106,7 +106,7 @@ def _now() -> str:
 
 
 @dataclass
-class GameRecord:
+class StoredGame:
     """One stored game.
 
     ``moves`` and ``redo`` are move texts in standard notation (full capture
@@ -206,10 +206,10 @@ class GameStore:
                white_player: str | None = None, black_player: str | None = None,
                clock_initial: float | None = None, clock_increment: float | None = None,
                clock_state: dict[str, Any] | None = None,
-               invite: str | None = None) -> GameRecord:
+               invite: str | None = None) -> StoredGame:
         """Stores a new game and returns it (its id is random: 64 bits)."""
         now = _now()
-        record = GameRecord(id=game_id or secrets.token_hex(8), variant=variant,
+        record = StoredGame(id=game_id or secrets.token_hex(8), variant=variant,
                             start_fen=start_fen, human=human, level=level,
                             moves=list(moves or []), white=white, black=black,
                             headers=dict(headers or {}), pdn=pdn, created_at=now, updated_at=now,
@@ -239,7 +239,7 @@ class GameStore:
         self._update(game_id, result=result, termination=termination,
                      termination_text=termination_text, winner=winner)
 
-    def save(self, record: GameRecord) -> None:
+    def save(self, record: StoredGame) -> None:
         """Stores every field of ``record`` (one transaction)."""
         record.updated_at = _now()
         values = self._values(record)
@@ -305,7 +305,7 @@ class GameStore:
             raise KeyError(game_id)
 
     @staticmethod
-    def _values(record: GameRecord) -> tuple[Any, ...]:
+    def _values(record: StoredGame) -> tuple[Any, ...]:
         return (record.id, record.variant, record.start_fen, json.dumps(record.moves),
                 json.dumps(record.redo), record.white, record.black, record.human, record.level,
                 record.result, record.termination, record.termination_text, record.winner,
@@ -317,7 +317,7 @@ class GameStore:
 
     # -- reading ------------------------------------------------------------------
 
-    def get(self, game_id: str) -> GameRecord | None:
+    def get(self, game_id: str) -> StoredGame | None:
         """The game ``game_id``, or None."""
         with self._lock:
             row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -332,7 +332,7 @@ class GameStore:
         return where, (player, player, player)
 
     def list(self, *, limit: int = 50, offset: int = 0, player: str | None = None,
-             unowned: bool = False) -> list[GameRecord]:
+             unowned: bool = False) -> list[StoredGame]:
         """Games, most recently changed first; with ``player``, only the games that
         player owns or holds a seat in (and with ``unowned``, the games without an owner
         too)."""
@@ -359,8 +359,8 @@ class GameStore:
                                         args).fetchone()[0])
 
     @staticmethod
-    def _record(row: sqlite3.Row) -> GameRecord:
-        return GameRecord(id=row["id"], variant=row["variant"], start_fen=row["start_fen"],
+    def _record(row: sqlite3.Row) -> StoredGame:
+        return StoredGame(id=row["id"], variant=row["variant"], start_fen=row["start_fen"],
                           human=row["human"], level=int(row["level"]),
                           moves=json.loads(row["moves"]), redo=json.loads(row["redo"]),
                           white=row["white"], black=row["black"], result=row["result"],
