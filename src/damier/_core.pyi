@@ -20,6 +20,14 @@ class Move:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
+def init_variant(index: int, size: int, *, flying_kings: bool, men_capture_backwards: bool,
+                 majority_capture: bool, promote_during_capture: bool, crowning_ends_capture: bool,
+                 lone_king_drawish: bool) -> None:
+    """Fills the core's tables of variant ``index`` (called by :mod:`damier.variants`)."""
+
+def variant_facts(index: int) -> dict[str, int | bool] | None:
+    """The facts the core holds for variant ``index``, named like the ``Variant`` fields."""
+
 class CoreBoard:
     move_stack: list[Move]
     def _core_init(self, variant_index: int, captures_optional: bool = ...) -> None: ...

@@ -35,12 +35,7 @@ DEF MAXPATH = 24          # longest capture: 20 pieces in International, with ro
 DEF MAXMOVES = 2048       # move buffer size of one ply
 DEF MAXDEPTH = 64
 
-cdef enum:
-    V_INTERNATIONAL = 0
-    V_ENGLISH = 1
-    V_RUSSIAN = 2
-    V_BRAZILIAN = 3
-    NVARIANTS = 4
+DEF MAX_VARIANTS = 8      # room in the per-variant tables below (damier.variants.VARIANTS fills them)
 
 # Directions: 0 up-left, 1 up-right (towards lower square numbers), 2 down-left, 3 down-right.
 # White men move up (0, 1), Black men move down (2, 3). The opposite of d is 3 - d.
@@ -60,6 +55,7 @@ ctypedef struct Geo:
     int crown_ends           # crowned during a capture and the move ends (English)
     int sq_of_bit[64]        # 1-based square number of a bit, 0 for ghosts
     int bit_of_sq[64]        # bit of a 1-based square
+    int lone_king_drawish    # the evaluation scales a lone king against <= 3 pieces right down
 
 ctypedef struct Pos:
     uint64_t pieces[2]       # [black, white]
@@ -77,14 +73,16 @@ ctypedef struct CMove:
     uint8_t path[MAXPATH]    # landing squares (bits) in order; path[ncap-1] is `to`
     uint8_t caps[MAXPATH]    # captured pieces (bits) in jump order
 
-cdef Geo GEOS[NVARIANTS]
+# The variants' facts are not written here: damier.variants (the registry) calls
+# init_variant for each variant at import. A Geo whose size is 0 is not initialised.
+cdef Geo GEOS[MAX_VARIANTS]
 cdef uint64_t ZOBRIST[4][64]     # [black man, white man, black king, white king][bit]
 cdef uint64_t ZOBRIST_WHITE_TO_MOVE
-cdef uint64_t ZOBRIST_VARIANT[NVARIANTS]   # keeps the 8x8 variants' keys apart
+cdef uint64_t ZOBRIST_VARIANT[MAX_VARIANTS]   # keeps the keys of same-sized variants apart
 
 
 cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
-                    int promote_mid, int crown_ends):
+                    int promote_mid, int crown_ends, int lone_king_drawish):
     cdef int r = size // 2
     cdef int s, b
     g.variant = variant
@@ -100,6 +98,7 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
     g.majority = majority
     g.promote_mid = promote_mid
     g.crown_ends = crown_ends
+    g.lone_king_drawish = lone_king_drawish
     g.mask = 0
     g.promo[0] = 0
     g.promo[1] = 0
@@ -128,20 +127,57 @@ cdef uint64_t _splitmix(uint64_t* state):
 cdef void _init_tables():
     cdef uint64_t seed = 20261121
     cdef int i, b
-    _init_geo(&GEOS[V_INTERNATIONAL], V_INTERNATIONAL, 10, 1, 1, 1, 0, 0)
-    _init_geo(&GEOS[V_ENGLISH], V_ENGLISH, 8, 0, 0, 0, 0, 1)
-    _init_geo(&GEOS[V_RUSSIAN], V_RUSSIAN, 8, 1, 1, 0, 1, 0)
-    _init_geo(&GEOS[V_BRAZILIAN], V_BRAZILIAN, 8, 1, 1, 1, 0, 0)
     global ZOBRIST_WHITE_TO_MOVE
     for i in range(4):
         for b in range(64):
             ZOBRIST[i][b] = _splitmix(&seed)
     ZOBRIST_WHITE_TO_MOVE = _splitmix(&seed)
-    for i in range(NVARIANTS):
+    for i in range(MAX_VARIANTS):
         ZOBRIST_VARIANT[i] = _splitmix(&seed)
 
 
 _init_tables()
+
+_FACT_NAMES = ("size", "flying_kings", "men_capture_backwards", "majority_capture",
+               "promote_during_capture", "crowning_ends_capture", "lone_king_drawish")
+
+
+def init_variant(int index, int size, *, bint flying_kings, bint men_capture_backwards,
+                 bint majority_capture, bint promote_during_capture, bint crowning_ends_capture,
+                 bint lone_king_drawish):
+    """Fills the core's tables (geometry, rule flags, evaluation tables) of the
+    variant with core index ``index``. :mod:`damier.variants` calls it for every
+    variant of the registry when it is imported: the core holds no variant facts
+    of its own. Calling it again with the same facts does nothing; with other
+    facts it raises :class:`ValueError` (boards may be using the tables)."""
+    cdef Geo g
+    if not 0 <= index < MAX_VARIANTS:
+        raise ValueError(f"variant index {index} out of range 0-{MAX_VARIANTS - 1}")
+    if size % 2 or not 4 <= size <= 10:
+        raise ValueError(f"board size {size} not supported (an even size from 4 to 10)")
+    _init_geo(&g, index, size, flying_kings, men_capture_backwards, majority_capture,
+              promote_during_capture, crowning_ends_capture, lone_king_drawish)
+    if GEOS[index].size:
+        if variant_facts(index) != _facts_of(&g):
+            raise ValueError(f"variant index {index} is already initialised with other facts")
+        return
+    GEOS[index] = g
+    _init_eval_tables(index)
+    _default_eval_params(index)
+
+
+cdef dict _facts_of(const Geo* g):
+    return dict(zip(_FACT_NAMES, (g.size, bool(g.flying), bool(g.men_back), bool(g.majority),
+                                  bool(g.promote_mid), bool(g.crown_ends),
+                                  bool(g.lone_king_drawish))))
+
+
+def variant_facts(int index):
+    """The facts the core holds for variant ``index`` (named like the
+    :class:`damier.variants.Variant` fields), or None when it is not initialised."""
+    if not 0 <= index < MAX_VARIANTS or GEOS[index].size == 0:
+        return None
+    return _facts_of(&GEOS[index])
 
 # ---------------------------------------------------------------------------
 # Bit helpers
@@ -741,8 +777,9 @@ cdef class CoreBoard:
             free(self._stack)
 
     def _core_init(self, int variant_index, bint captures_optional=False):
-        if not 0 <= variant_index < NVARIANTS:
-            raise ValueError(f"unknown variant index {variant_index}")
+        if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
+            raise ValueError(f"unknown variant index {variant_index} (damier.variants "
+                             "initialises the core's variants)")
         self._g = &GEOS[variant_index]
         self._captures_optional = captures_optional
 

@@ -81,8 +81,8 @@ ctypedef struct EvalTables:
     uint64_t behind[2][64]   # the two squares diagonally behind a man
     int pst_index[2][64]     # index into pst for a man of [black, white] on a bit
 
-cdef EvalParams EVAL[NVARIANTS]
-cdef EvalTables ETAB[NVARIANTS]
+cdef EvalParams EVAL[MAX_VARIANTS]
+cdef EvalTables ETAB[MAX_VARIANTS]
 
 
 cdef void _init_eval_tables(int v):
@@ -130,17 +130,12 @@ cdef void _init_eval_tables(int v):
                 t.behind[0][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
 
 
-cdef void _init_all_eval_tables():
-    cdef int v
-    for v in range(NVARIANTS):
-        _init_eval_tables(v)
-        memset(&EVAL[v], 0, sizeof(EvalParams))
-        EVAL[v].term[0] = 100
-        EVAL[v].term[1] = 300
-        EVAL[v].term[2] = 300
-
-
-_init_all_eval_tables()
+cdef void _default_eval_params(int v):
+    """Material only, until weights are loaded (``set_eval_params``)."""
+    memset(&EVAL[v], 0, sizeof(EvalParams))
+    EVAL[v].term[0] = 100
+    EVAL[v].term[1] = 300
+    EVAL[v].term[2] = 300
 
 
 cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcept nogil:
@@ -213,12 +208,13 @@ cdef void eval_features(const Geo* g, const Pos* p, int* f, int* pst) noexcept n
 
 
 cdef inline int eval_divisor(const Geo* g, const Pos* p) noexcept nogil:
-    """16 when a lone king faces at most three pieces with flying kings (a draw
-    under the 16- and 5-move rules unless the king is caught at once: the
-    score is scaled right down), else 1."""
+    """16 when a lone king faces at most three pieces in a variant where that
+    is usually a draw (flying kings; the registry's ``lone_king_drawish``: a
+    draw under the 16- and 5-move rules unless the king is caught at once, so
+    the score is scaled right down), else 1."""
     cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
-    if g.flying and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
-                     or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
+    if g.lone_king_drawish and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
+                                or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
         return 16
     return 1
 
@@ -730,8 +726,8 @@ cdef class SearchCore:
     cdef uint64_t tt_entries
     cdef Searcher* helpers[MAX_HELPERS]
     cdef int nhelpers
-    cdef EvalParams own_eval[NVARIANTS]
-    cdef int has_own_eval[NVARIANTS]
+    cdef EvalParams own_eval[MAX_VARIANTS]
+    cdef int has_own_eval[MAX_VARIANTS]
     cdef Pos _root
     cdef int _rev
     cdef int _ecls
@@ -842,7 +838,7 @@ cdef class SearchCore:
     def clear_weights(self):
         """Back to the weights loaded for every engine (``set_eval_params``)."""
         cdef int v
-        for v in range(NVARIANTS):
+        for v in range(MAX_VARIANTS):
             self.has_own_eval[v] = 0
 
     def clear(self):
@@ -1043,8 +1039,8 @@ def eval_feature_vector(CoreBoard board):
 
 cdef void _fill_params(EvalParams* e, int variant_index, terms, pst, int tempo) except *:
     cdef int i
-    if not 0 <= variant_index < NVARIANTS:
-        raise ValueError("bad variant index")
+    if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
+        raise ValueError(f"unknown variant index {variant_index}")
     terms = list(terms)
     pst = list(pst)
     if len(terms) != NTERMS:

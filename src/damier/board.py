@@ -31,7 +31,7 @@ from damier.notation import move_text
 from damier.outcome import Outcome, Snapshot, adjudicate, compute_outcome, draw_offer_allowed
 from damier.piece import BLACK, WHITE, Color, Piece
 from damier.rules import Rules
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["Board"]
 
@@ -63,7 +63,7 @@ class Board(CoreBoard):
     variant: Variant
     rules: Rules
 
-    def __init__(self, fen: str | None = None, *, variant: str | Variant = "international",
+    def __init__(self, fen: str | None = None, *, variant: str | Variant = DEFAULT_VARIANT,
                  rules: Rules | None = None) -> None:
         self.variant = get_variant(variant)
         self.rules = rules if rules is not None else Rules.for_variant(self.variant)
@@ -218,7 +218,7 @@ class Board(CoreBoard):
 
     __copy__ = copy
 
-    def __deepcopy__(self, memo: dict) -> "Board":
+    def __deepcopy__(self, memo: dict[int, object]) -> "Board":
         return self.copy()
 
     def root(self) -> "Board":
@@ -317,7 +317,7 @@ class Board(CoreBoard):
     # -- dunder -----------------------------------------------------------------
 
     def __repr__(self) -> str:
-        if self.variant.name == "international":
+        if self.variant.name == DEFAULT_VARIANT:
             return f"Board({self.fen()!r})"
         return f"Board({self.fen()!r}, variant={self.variant.name!r})"
 

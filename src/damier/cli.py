@@ -16,7 +16,7 @@ from typing import TextIO
 
 from damier.board import Board
 from damier.notation import move_text
-from damier.variants import VARIANTS, get_variant
+from damier.variants import DEFAULT_VARIANT, VARIANTS, get_variant
 
 __all__ = ["main", "build_parser"]
 
@@ -37,8 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
         "perft", help="count the leaves of the legal-move tree (move generator test)",
         description="Count the leaf nodes of the legal-move tree for depths 1..N, "
         "printing one line per depth.")
-    perft.add_argument("--variant", default="international",
-                       help=f"variant: {', '.join(VARIANTS)} (default: international)")
+    perft.add_argument("--variant", default=DEFAULT_VARIANT,
+                       help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT})")
     perft.add_argument("--fen", help="start position (default: the variant's initial position)")
     perft.add_argument("--depth", type=int, required=True, help="deepest depth to count (1-30)")
     perft.add_argument("--divide", action="store_true",
@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_play_parser(sub)
     from damier.svg import add_render_parser
     add_render_parser(sub)
+    from damier.puzzles import add_puzzles_parser
+    add_puzzles_parser(sub)
     return parser
 
 
@@ -133,6 +135,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "render":
             from damier.svg import render_command
             return render_command(args, out, err)
+        if args.command == "puzzles":
+            from damier.puzzles import puzzles_command
+            return puzzles_command(args, out, err)
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")
         return 130

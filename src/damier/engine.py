@@ -54,7 +54,7 @@ from damier.board import Board
 from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
 from damier.piece import Color
 from damier.score import Cm, Loss, PovScore, Score, Win
-from damier.variants import VARIANTS, Variant
+from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant
 
 __all__ = ["Engine", "Clock", "Limit", "PlayResult", "InfoDict", "AnalysisResult",
            "AnalysisComplete", "Score", "Cm", "Win", "Loss", "PovScore",
@@ -529,9 +529,13 @@ _loaded_variants: set[str] = set()
 def load_eval_weights(variant: Variant, path: str | None = None) -> dict[str, Any]:
     """Loads the evaluation weights of ``variant`` into the core and returns them.
 
-    The weights come from ``damier/data/eval_<variant>.json`` unless ``path`` is given."""
+    The weights come from the variant's :attr:`~damier.variants.Variant.eval_weights_file`
+    in ``damier/data/`` unless ``path`` is given (:class:`FileNotFoundError` for a
+    variant that has none: its engine uses the core's material-only weights)."""
     if path is None:
-        text = resources.files("damier").joinpath("data", f"eval_{variant.name}.json").read_text()
+        if variant.eval_weights_file is None:
+            raise FileNotFoundError(f"damier ships no evaluation weights for {variant.title} draughts")
+        text = resources.files("damier").joinpath("data", variant.eval_weights_file).read_text()
     else:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -582,7 +586,7 @@ def read_weights(source: str | Path | dict[str, Any]) -> dict[str, Any]:
 
 
 def _ensure_weights(variant: Variant) -> None:
-    if variant.name not in _loaded_variants:
+    if variant.name not in _loaded_variants and variant.eval_weights_file is not None:
         load_eval_weights(variant)
 
 
@@ -629,7 +633,7 @@ class Engine:
     def set_weights(self, weights: str | Path | dict[str, Any]) -> None:
         """Evaluation weights for this engine only (see the ``weights`` parameter)."""
         data = read_weights(weights)
-        variant = VARIANTS.get(str(data.get("variant", "international")))
+        variant = VARIANTS.get(str(data.get("variant", DEFAULT_VARIANT)))
         if variant is None:
             raise ValueError(f"evaluation weights for an unknown variant {data.get('variant')!r}")
         with self._lock:
@@ -1046,5 +1050,5 @@ class Engine:
 
 def variants_with_weights() -> Iterable[str]:
     """Variants whose evaluation weights ship with damier."""
-    return [name for name in VARIANTS
-            if resources.files("damier").joinpath("data", f"eval_{name}.json").is_file()]
+    return [v.name for v in VARIANTS.values() if v.eval_weights_file is not None
+            and resources.files("damier").joinpath("data", v.eval_weights_file).is_file()]

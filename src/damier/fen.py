@@ -45,7 +45,7 @@ from typing import Mapping
 
 from damier.errors import InvalidFenError
 from damier.piece import BLACK, WHITE, Piece
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["parse_fen", "format_fen"]
 
@@ -58,7 +58,7 @@ def _describe(piece: Piece) -> str:
     return f"{'white' if piece.color else 'black'} {'king' if piece.king else 'man'}"
 
 
-def parse_fen(text: str, variant: Variant | str = "international") -> tuple[bool, dict[int, Piece]]:
+def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool, dict[int, Piece]]:
     """Read a FEN string: ``(white_to_move, {square: Piece})``.
 
     The dictionary is ordered by square number.
@@ -167,7 +167,7 @@ def parse_fen(text: str, variant: Variant | str = "international") -> tuple[bool
     return side.upper() == "W", {sq: uses[sq][0] for sq in sorted(uses)}
 
 
-def format_fen(white_to_move: bool, pieces: Mapping[int, Piece], variant: Variant | str = "international",
+def format_fen(white_to_move: bool, pieces: Mapping[int, Piece], variant: Variant | str = DEFAULT_VARIANT,
                *, compact: bool = False) -> str:
     """Write a FEN string for the side to move and a ``{square: Piece}`` mapping.
 

@@ -60,7 +60,7 @@ from damier.notation import parse_move_text
 from damier.piece import BLACK, WHITE, Piece
 from damier.rules import Rules
 from damier.score import Cm, Loss, PovScore, Score, Win
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = [
     "HubMessage", "parse_line", "format_line", "quote_value",
@@ -241,7 +241,7 @@ def board_to_hub(board: Board) -> str:
     return ("W" if board.turn == WHITE else "B") + squares
 
 
-def hub_to_board(text: str, variant: str | Variant = "international", *,
+def hub_to_board(text: str, variant: str | Variant = DEFAULT_VARIANT, *,
                  rules: Rules | None = None) -> Board:
     """A :class:`Board` set up from a Hub position string.
 
@@ -313,7 +313,7 @@ def parse_hub_move(text: str, board: Board | Sequence[Move], variant: str | Vari
         v = board.variant if variant is None else get_variant(variant)
     else:
         legal = list(board)
-        v = get_variant(variant if variant is not None else "international")
+        v = get_variant(variant if variant is not None else DEFAULT_VARIANT)
     return parse_move_text(text, legal, v)
 
 

@@ -65,7 +65,7 @@ from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, AnalysisR
                            Engine, InfoDict, Limit, PlayResult)
 from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board,
                         move_to_hub, parse_hub_move, parse_line)
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant, variant_for_hub_name
 
 __all__ = ["run_hub", "HubServer", "hub_score", "add_hub_parser", "hub_command", "ENGINE_NAME",
            "HASH_RANGE", "DEFAULT_MOVETIME"]
@@ -77,14 +77,8 @@ THREADS_RANGE = (1, 64)
 DEFAULT_HASH_MB = 64
 DEFAULT_MOVETIME = 1.0
 """Seconds a ``go think`` (or a ``ponder-hit``) thinks when no limit was ever given."""
-# Hub variant names: Scan calls International draughts "normal".
-_HUB_VARIANTS = {"normal": "international", "international": "international",
-                 "english": "english", "russian": "russian", "brazilian": "brazilian"}
-_VARIANT_VALUES = "normal english russian brazilian"
-
-
-def _hub_variant_name(variant: Variant) -> str:
-    return "normal" if variant.name == "international" else variant.name
+# Hub variant names are the registry's Variant.hub_name (Scan calls International "normal").
+_VARIANT_VALUES = " ".join(v.hub_name for v in VARIANTS.values())
 
 
 def hub_score(score: int) -> str:
@@ -171,7 +165,7 @@ class HubServer:
 
     def __init__(self, stdin: IO[str], stdout: IO[str], *,
                  engine_factory: Callable[..., Engine] = Engine,
-                 variant: str | Variant = "international") -> None:
+                 variant: str | Variant = DEFAULT_VARIANT) -> None:
         self.stdin = stdin
         self.stdout = stdout
         self.engine_factory = engine_factory
@@ -256,7 +250,7 @@ class HubServer:
     def _cmd_hub(self, message: HubMessage) -> None:
         self.write(format_line("id", name=ENGINE_NAME, version=damier.__version__,
                                author=ENGINE_AUTHOR))
-        self.write(format_line("param", name="variant", value=_hub_variant_name(self.variant),
+        self.write(format_line("param", name="variant", value=self.variant.hub_name,
                                type="enum", values=_VARIANT_VALUES))
         self.write(format_line("param", name="hash", value=self.hash_mb, type="int",
                                min=HASH_RANGE[0], max=HASH_RANGE[1]))
@@ -300,13 +294,13 @@ class HubServer:
                 self.engine.set_threads(threads)
             self.threads = threads
         elif name == "variant":
-            key = _HUB_VARIANTS.get(value.lower())
-            if key is None:
+            chosen = variant_for_hub_name(value)
+            if chosen is None:
                 self.error(f"set-param: unknown variant {_shown(value)} (choose from: "
                            f"{_VARIANT_VALUES})")
                 return
-            if key != self.variant.name:
-                self.variant = get_variant(key)
+            if chosen != self.variant:
+                self.variant = chosen
                 self.board = Board(variant=self.variant)
         else:
             self.error(f"set-param: unknown parameter {name!r} (parameters: variant, hash, "
@@ -570,7 +564,7 @@ def _float_arg(text: str, name: str, *, positive: bool = False) -> float:
 
 
 def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., Engine] = Engine,
-            variant: str | Variant = "international") -> int:
+            variant: str | Variant = DEFAULT_VARIANT) -> int:
     """Runs damier's engine as a Hub engine on ``stdin``/``stdout`` until ``quit``
     or the end of input; returns the exit status (0).
 
@@ -582,20 +576,19 @@ def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., En
 
 def add_hub_parser(sub: Any) -> None:
     """Adds the ``hub`` subcommand to the ``damier`` command's subparsers."""
-    from damier.variants import VARIANTS
     hub = sub.add_parser(
         "hub", help="run the engine with the Hub protocol on stdin/stdout (for Hub GUIs)",
         description="Speak the Hub protocol (version 2, as used by Scan 3.1 and the Hub GUI) "
         "on standard input and output.")
-    hub.add_argument("--variant", default="international",
-                     help=f"variant: {', '.join(VARIANTS)} (default: international; the "
+    hub.add_argument("--variant", default=DEFAULT_VARIANT,
+                     help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT}; the "
                      "GUI may change it with set-param name=variant)")
 
 
 def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
     """``damier hub [--variant V]``: the entry point used by :mod:`damier.cli`."""
     try:
-        variant = get_variant(getattr(args, "variant", None) or "international")
+        variant = get_variant(getattr(args, "variant", None) or DEFAULT_VARIANT)
     except ValueError as exc:
         err.write(f"damier hub: {exc}\n")
         return 2

@@ -111,7 +111,7 @@ from damier.engine import INFINITE_DEPTH, MAX_NODES, Clock, check_limits
 from damier.openings import is_fen, load_openings, opening_board
 from damier.pdn import Game, GameNode, result_for_variant, write_game
 from damier.piece import WHITE
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = [
     "run_match",
@@ -1087,7 +1087,7 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
               movetime: float | None = None, clock: Clock | str | None = None,
               openings: str | os.PathLike[str] | Sequence[Sequence[str] | str] | None = None,
               concurrency: int = 1, pdn_path: str | os.PathLike[str] | None = None,
-              variant: str | Variant = "international", progress: bool = True,
+              variant: str | Variant = DEFAULT_VARIANT, progress: bool = True,
               seed: int | None = None, max_plies: int = DEFAULT_MAX_PLIES,
               shuffle_openings: bool = True, hub_timeout: float = 10.0,
               event: str | None = None, stream: TextIO | None = None) -> MatchResult:
@@ -1316,7 +1316,7 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--concurrency", type=int, default=1, metavar="K",
                    help="games played at once (default 1)")
     p.add_argument("--pdn", metavar="OUT", help="write the games to this PDN file")
-    p.add_argument("--variant", default="international", help="variant (default international)")
+    p.add_argument("--variant", default=DEFAULT_VARIANT, help=f"variant (default {DEFAULT_VARIANT})")
     p.add_argument("--seed", type=int, help="seed of the opening order and engine randomness")
     p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="P",
                    help=f"adjudicate a draw after P plies (default {DEFAULT_MAX_PLIES})")

@@ -47,7 +47,7 @@ from typing import TextIO
 
 from damier.board import Board
 from damier.errors import PdnError
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["load_openings", "opening_board", "is_fen", "generate_openings", "write_openings",
            "shipped_openings_path", "main"]
@@ -70,7 +70,7 @@ def is_fen(text: str) -> bool:
     return bool(_FEN_RE.match(text.strip()))
 
 
-def opening_board(opening: Sequence[str], variant: str | Variant = "international") -> Board:
+def opening_board(opening: Sequence[str], variant: str | Variant = DEFAULT_VARIANT) -> Board:
     """A board with ``opening`` played out (its moves on the move stack).
 
     Raises :class:`ValueError` (an :class:`~damier.errors.IllegalMoveError` or
@@ -92,10 +92,12 @@ def opening_board(opening: Sequence[str], variant: str | Variant = "internationa
     return board
 
 
-def shipped_openings_path(variant: str | Variant = "international") -> Path | None:
+def shipped_openings_path(variant: str | Variant = DEFAULT_VARIANT) -> Path | None:
     """The openings file that ships for ``variant``, or None if there is none."""
-    name = get_variant(variant).name
-    entry = resources.files("damier").joinpath("data", f"openings_{name}.pdn")
+    name = get_variant(variant).openings_file
+    if name is None:
+        return None
+    entry = resources.files("damier").joinpath("data", name)
     if not entry.is_file():
         return None
     return Path(str(entry))
@@ -146,7 +148,7 @@ _CACHE: dict[tuple[str, int, int, str], tuple[tuple[str, ...], ...]] = {}
 
 
 def load_openings(path: str | os.PathLike[str] | Iterable[str] | None = None,
-                  variant: str | Variant = "international") -> list[list[str]]:
+                  variant: str | Variant = DEFAULT_VARIANT) -> list[list[str]]:
     """The openings of a file: a list of openings, each a list of move texts
     (a first item that is a FEN gives the start position).
 
@@ -203,7 +205,7 @@ def _enumerate(board: Board, plies: int) -> list[list[str]]:
     return result
 
 
-def generate_openings(*, variant: str | Variant = "international", plies: int = DEFAULT_PLIES,
+def generate_openings(*, variant: str | Variant = DEFAULT_VARIANT, plies: int = DEFAULT_PLIES,
                       depth: int = DEFAULT_DEPTH, margin: int = DEFAULT_MARGIN,
                       hash_mb: int = 32, jobs: int = 1, log: TextIO | None = None
                       ) -> list[tuple[list[str], int]]:
@@ -279,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--generate", action="store_true", help="generate the openings")
     parser.add_argument("--check", metavar="FILE", help="load FILE and print how many openings "
                         "it has")
-    parser.add_argument("--variant", default="international")
+    parser.add_argument("--variant", default=DEFAULT_VARIANT)
     parser.add_argument("--plies", type=int, default=DEFAULT_PLIES,
                         help=f"plies of each opening (default {DEFAULT_PLIES})")
     parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH,

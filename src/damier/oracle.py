@@ -47,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["OracleMove", "Position", "perft", "notation"]
 
@@ -113,7 +113,7 @@ class Position:
         self,
         pieces: dict[int, str],
         white_to_move: bool,
-        variant: Variant | str = "international",
+        variant: Variant | str = DEFAULT_VARIANT,
     ) -> None:
         self.variant = get_variant(variant)
         self.white_to_move = bool(white_to_move)
@@ -127,7 +127,7 @@ class Position:
     # ----------------------------------------------------------------- setup
 
     @classmethod
-    def from_fen(cls, fen: str, variant: Variant | str = "international") -> "Position":
+    def from_fen(cls, fen: str, variant: Variant | str = DEFAULT_VARIANT) -> "Position":
         """Parse a simple FEN such as ``W:W31-50:B1-20`` or ``B:W6,9,K31:BK17,K24``.
 
         Squares may be listed one by one or as ranges (``31-50``); a ``K`` in
@@ -168,7 +168,7 @@ class Position:
         return cls(pieces, side == "W", variant)
 
     @classmethod
-    def initial(cls, variant: Variant | str = "international") -> "Position":
+    def initial(cls, variant: Variant | str = DEFAULT_VARIANT) -> "Position":
         """The standard starting position of ``variant``."""
         v = get_variant(variant)
         return cls.from_fen(v.initial_fen, v)

@@ -104,7 +104,7 @@ from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, Union
 
 from damier.errors import AmbiguousMoveError, IllegalMoveError, InvalidFenError, PdnError
 from damier.fen import parse_fen
-from damier.variants import Variant, get_variant, variant_for_game_type
+from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant, variant_for_game_type
 
 if TYPE_CHECKING:
     from damier import Board, Move
@@ -119,6 +119,7 @@ __all__ = [
     "read_game",
     "write_game",
     "result_for_variant",
+    "canonical_result",
     "NAG_GOOD_MOVE",
     "NAG_MISTAKE",
     "NAG_BRILLIANT_MOVE",
@@ -146,27 +147,44 @@ _TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?",
 
 # -- results ---------------------------------------------------------------------
 
-_CANONICAL_RESULT = {"2-0": "1-0", "1-0": "1-0", "0-2": "0-1", "0-1": "0-1",
-                     "1-1": "1/2-1/2", "1/2-1/2": "1/2-1/2", "½-½": "1/2-1/2",
+_RESULT_INDEX = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}
+"""The canonical results, at their place in :attr:`Variant.pdn_results`."""
+_CANONICAL_RESULT = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2", "½-½": "1/2-1/2",
                      "0-0": "0-0", "*": "*"}
-_TEN_BY_TEN_STYLE = {"1-0": "2-0", "0-1": "0-2", "1/2-1/2": "1-1", "0-0": "0-0", "*": "*"}
+for _variant in VARIANTS.values():   # and every variant's own style ("2-0", "1-1", "0-2")
+    for _canonical, _index in _RESULT_INDEX.items():
+        _CANONICAL_RESULT.setdefault(_variant.pdn_results[_index], _canonical)
+del _variant, _canonical, _index
+
+
+def canonical_result(result: str) -> str | None:
+    """``result`` (any accepted result token, in any variant's style) as
+    ``1-0``, ``0-1``, ``1/2-1/2``, ``0-0`` or ``*``; None when it is not a
+    result token.
+
+    >>> canonical_result("2-0"), canonical_result(" 1-1 "), canonical_result("0-1")
+    ('1-0', '1/2-1/2', '0-1')
+    >>> canonical_result("2-1") is None
+    True
+    """
+    return _CANONICAL_RESULT.get(result.strip())
 
 
 def result_for_variant(result: str, variant: Variant | str) -> str | None:
-    """``result`` (any accepted result token) in ``variant``'s customary form,
-    or None when ``result`` is not a result token.
+    """``result`` (any accepted result token) in ``variant``'s customary form
+    (:attr:`~damier.variants.Variant.pdn_results`), or None when ``result`` is
+    not a result token.
 
     >>> result_for_variant("1-0", "international"), result_for_variant("1-1", "english")
     ('2-0', '1/2-1/2')
     >>> result_for_variant("2-1", "russian") is None
     True
     """
-    canonical = _CANONICAL_RESULT.get(result.strip())
+    canonical = canonical_result(result)
     if canonical is None:
         return None
-    if get_variant(variant).name == "english":
-        return canonical
-    return _TEN_BY_TEN_STYLE[canonical]
+    index = _RESULT_INDEX.get(canonical)
+    return canonical if index is None else get_variant(variant).pdn_results[index]
 
 
 # -- quoting input in error messages --------------------------------------------------
@@ -362,8 +380,9 @@ class GameNode:
         while node.parent is not None:
             moves.append(node.move)
             node = node.parent
-        board = node._start_board()  # type: ignore[attr-defined]
+        board: Board = node._start_board()  # type: ignore[attr-defined]
         for move in reversed(moves):
+            assert move is not None  # only the root has no move
             board.push(move)
         return board
 
@@ -397,7 +416,10 @@ class GameNode:
 
     def mainline_moves(self) -> Mainline["Move"]:
         """The moves of the main line after this node."""
-        return Mainline(self, lambda node: node.move)
+        def move_of(node: "GameNode") -> "Move":
+            assert node.move is not None  # every node after the root has its move
+            return node.move
+        return Mainline(self, move_of)
 
     def is_main_variation(self) -> bool:
         """Whether this node is the first continuation of its parent (or the root)."""
@@ -538,7 +560,7 @@ class Game(GameNode):
         super().__init__()
         if headers is None:
             self.headers = Headers(_TAG_DEFAULTS)
-            self.headers["GameType"] = str(get_variant(variant or "international").game_type)
+            self.headers["GameType"] = str(get_variant(variant or DEFAULT_VARIANT).game_type)
         else:
             self.headers = Headers(headers)
         if variant is not None:
@@ -546,7 +568,7 @@ class Game(GameNode):
         elif "GameType" in self.headers:
             self.variant = _game_type_variant(self.headers["GameType"])
         else:
-            self.variant = get_variant("international")
+            self.variant = get_variant(DEFAULT_VARIANT)
         self.errors: list[PdnError] = []
         """Problems found while reading that did not stop the game being read."""
 
@@ -781,7 +803,9 @@ class _Lexer:
                     self.pos = len(self.text)
                     continue
             text = self.text
-            self.pos = _WS_RE.match(text, self.pos).end()
+            blank = _WS_RE.match(text, self.pos)
+            assert blank is not None  # the pattern matches the empty string
+            self.pos = blank.end()
             if self.pos < len(text):
                 break
         assert self.current is not None
@@ -860,8 +884,8 @@ class _Lexer:
         if c == "$":
             m = _NAG_RE.match(text, start)
             if m is None:
-                bad = _WORD_RE.match(text, start + 1)
-                token = "$" + (bad.group(0) if bad else "")
+                tail = _WORD_RE.match(text, start + 1)
+                token = "$" + (tail.group(0) if tail else "")
                 self.pos = start + len(token)
                 raise _SyntaxError(f"bad NAG {_quote(token)}: expected $ and a number", line.number,
                                    token)
@@ -1002,7 +1026,7 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
             raise _GameError(str(err), tag_lines["GameType"], headers["GameType"],
                              at_next_game=at_next) from None
     else:
-        variant = get_variant("international")
+        variant = get_variant(DEFAULT_VARIANT)
     game = Game(headers, variant=variant)
     game.errors = warnings
 

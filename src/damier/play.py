@@ -912,7 +912,7 @@ class PlaySession:
     def load_game(self, path: str | Path) -> None:
         """Goes on from the end of the main line of the first game of a PDN file
         (raises ValueError with the reason when it cannot)."""
-        from damier.pdn import read_game, result_for_variant
+        from damier.pdn import canonical_result, read_game
         path = Path(path).expanduser()
         if not path.is_file():
             raise ValueError(f"cannot load {str(path)!r}: no such file")
@@ -926,7 +926,7 @@ class PlaySession:
         headers = dict(game.headers)
         self.variant = game.variant
         self._new_board(board, headers)
-        result = result_for_variant(headers.get("Result", "*"), "english")
+        result = canonical_result(headers.get("Result", "*"))
         if board.outcome() is None and result in ("1-0", "0-1", "1/2-1/2"):
             winner = None if result == "1/2-1/2" else result == "1-0"
             reason = headers.get("Termination", "") or "the result in the file"

@@ -881,7 +881,7 @@ def mine(games: Iterable[Board | Mapping[str, Any]], engine: Engine, *, depth: i
 def selfplay_game(variant: str | Variant, engine: Engine, *, seed: int, game: int,
                   nodes: int = 1000, opening_plies: int = 6, max_plies: int = 250) -> Board:
     """Self-play game number ``game`` of ``seed``, as a board whose move stack is
-    the game: International from a shipped balanced opening and two random
+    the game: a variant with shipped openings from a balanced opening and two random
     plies, other variants from ``opening_plies`` random plies, then the
     engine's best move at ``nodes`` nodes a move (its hash cleared first) until
     the game ends or ``max_plies``. The same arguments give the same game."""
@@ -889,7 +889,7 @@ def selfplay_game(variant: str | Variant, engine: Engine, *, seed: int, game: in
 
     v = get_variant(variant)
     rnd = random.Random(seed * 1_000_003 + game)
-    openings = load_openings(variant=v) if v.name == "international" else []
+    openings = load_openings(variant=v) if v.openings_file else []
     if openings:
         board = opening_board(rnd.choice(openings), v)
         extra = min(opening_plies, 2)
@@ -974,7 +974,9 @@ def load_puzzles(variant: str | Variant = "international") -> list[Puzzle]:
     (True, True)
     """
     v = get_variant(variant)
-    resource = resources.files("damier") / "data" / f"puzzles_{v.name}.json"
+    if v.puzzles_file is None:
+        return []
+    resource = resources.files("damier") / "data" / v.puzzles_file
     if not resource.is_file():
         return []
     with resource.open("r", encoding="utf-8") as handle:

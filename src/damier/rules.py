@@ -24,38 +24,19 @@ True
 >>> Rules.for_variant("russian").three_kings_limit
 15
 
-Which rules each variant uses by default, and where they come from:
-
-* International (FMJD; the rule text in seed 000): threefold repetition with
-  the same side to move, 25 king moves each without a capture or man move, the
-  16-move rule and the 5-move rule. Seed 001 states the 25-move and 16-move
-  rules as tournament rules and adds an immediate draw in king against king, a
-  piece-count adjudication and a 40-move minimum before a draw offer; those
-  are options here (off by default) and the two tournament rules can be
-  switched off one by one.
-* Brazilian: the FMJD rules of International draughts.
-* English: threefold repetition and the 40-move rule (neither player has moved
-  a man or captured during their own last 40 moves, as the English/WCDF
-  tournament rules state it); the historical huff rule of seed 003 is an
-  opt-in flag (:attr:`Rules.huff`) whose mechanics belong to the board.
-* Russian (the federation rules of 64-square draughts, e.g. as the Ukrainian
-  draughts federation publishes them; the last rule is also article 7.2.6 of
-  the FMJD rules for Russian draughts): threefold repetition; 15 moves each
-  with only king moves; three kings against a lone king not won within 15
-  moves each, counted from when that balance arose; both sides having kings
-  and no capture or promotion for 30 moves (4 and 5 pieces) or 60 moves (6
-  and 7 pieces). The texts say "30 moves" without "each"; damier reads every
-  limit as moves by each player, like the rules next to it (some sites count
-  30 plies instead: set :attr:`Rules.balance_unchanged_limits` to halve them).
+Each variant's usual rules are the :attr:`~damier.variants.Variant.draw_rules`
+of its entry in the variant registry, :mod:`damier.variants`, which also says
+where they come from.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .variants import Variant, get_variant
+if TYPE_CHECKING:
+    from damier.variants import Variant
 
 __all__ = ["Rules"]
 
@@ -259,8 +240,9 @@ class Rules:
         ...
         ValueError: unknown variant 'frisian' (choose from: international, english, russian, brazilian)
         """
-        name = get_variant(variant).name
-        return _VARIANT_RULES[name]
+        from damier.variants import get_variant  # the registry imports this module
+
+        return get_variant(variant).draw_rules
 
     def summary(self) -> list[str]:
         """The rules that are switched on, in words (for help texts and logs).
@@ -292,24 +274,3 @@ class Rules:
             out.append("huffing")
         return out
 
-
-_FMJD = Rules()
-
-_VARIANT_RULES: dict[str, Rules] = {
-    "international": _FMJD,
-    "brazilian": _FMJD,
-    "english": Rules(
-        repetition_limit=3,
-        king_moves_limit=40,
-        sixteen_moves_limit=None,
-        five_moves_limit=None,
-    ),
-    "russian": Rules(
-        repetition_limit=3,
-        king_moves_limit=15,
-        sixteen_moves_limit=None,
-        five_moves_limit=None,
-        three_kings_limit=15,
-        balance_unchanged_limits=((4, 30), (5, 30), (6, 60), (7, 60)),
-    ),
-}

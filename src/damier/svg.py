@@ -33,7 +33,7 @@ from damier._core import Move
 from damier.errors import IllegalMoveError
 from damier.notation import parse_square
 from damier.piece import WHITE, Piece
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
 __all__ = ["board", "piece", "Arrow", "DEFAULT_COLORS", "parse_path",
            "add_render_parser", "render_command"]
@@ -94,7 +94,7 @@ _SEPARATORS = re.compile(r"\s*([-x×:])\s*")
 _ANNOTATION = re.compile(r"[!?+#*]+$")
 
 
-def parse_path(text: str, variant: Variant | str = "international") -> tuple[tuple[int, ...], bool]:
+def parse_path(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[tuple[int, ...], bool]:
     """The squares of a move written ``text`` and whether it is a capture, without a board.
 
     Accepts ``32-28``, ``19x28``, full capture paths (``47x38x24x13x36``), ``:``
@@ -391,7 +391,7 @@ def board(board: Any = None, *, size: int = 400, flipped: bool = False,
     (3, 1)
     """
     if board is None:
-        variant = get_variant("international")
+        variant = get_variant(DEFAULT_VARIANT)
         pieces: Mapping[int, Piece] = {}
         description = "International draughts board"
     else:
@@ -485,9 +485,8 @@ def add_render_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentP
                    help="the position (default: the variant's initial position)")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="the picture to write: a .svg or .png file")
-    p.add_argument("--variant", default="international",
-                   help="variant: international, english, russian, brazilian "
-                   "(default: international)")
+    p.add_argument("--variant", default=DEFAULT_VARIANT,
+                   help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT})")
     p.add_argument("--size", type=int, default=400, help="width and height in pixels (default 400)")
     p.add_argument("--flipped", action="store_true", help="Black's side at the bottom")
     p.add_argument("--coordinates", action="store_true", help="write the square numbers")

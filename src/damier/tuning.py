@@ -44,7 +44,7 @@ from typing import Any
 
 from damier._core import EVAL_TERM_NAMES, SCALED_TERMS, eval_feature_vector, eval_scale_divisor
 from damier.board import Board
-from damier.variants import Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["selfplay", "load_positions", "fit", "fit_scale", "targets", "tune", "read_records",
            "weight_names", "feature_row", "Positions", "main"]
@@ -75,16 +75,17 @@ def selfplay(variant: str | Variant, games: int, *, nodes: int = 4000, opening_p
     engine's score of the position before it (White's point of view,
     centi-men).
 
-    International games start from a shipped balanced opening followed by
-    ``opening_plies`` random plies; other variants from ``opening_plies``
-    random plies."""
+    Games of a variant with shipped openings (its
+    :attr:`~damier.variants.Variant.openings_file`: International) start from
+    one of them followed by two random plies at most; other variants from
+    ``opening_plies`` random plies."""
     from damier.engine import Engine
     from damier.openings import load_openings
 
     variant = get_variant(variant)
     rnd = random.Random(seed)
     engine = Engine(hash_mb=16, seed=seed)
-    openings = load_openings() if variant.name == "international" else []
+    openings = load_openings(variant=variant) if variant.openings_file else []
     extra = min(opening_plies, 2) if openings else opening_plies
     handle = out.open("a", encoding="utf-8") if out is not None else None
     start = time.monotonic()
@@ -96,6 +97,8 @@ def selfplay(variant: str | Variant, games: int, *, nodes: int = 4000, opening_p
             while board.outcome() is None and board.ply < max_plies:
                 found = engine.search(board, nodes=nodes)
                 scores.append(found.score if board.turn else -found.score)
+                if found.best_move is None:  # no legal move: the game is over
+                    break
                 board.push(found.best_move)
             outcome = board.outcome()
             if outcome is None or outcome.winner is None:
@@ -240,7 +243,7 @@ def targets(positions: Positions, k: float, score_share: float) -> Any:
     return (1.0 - share) * positions.result + share * from_score
 
 
-def error(positions: Positions, weights: Sequence[float], k: float, target: Any) -> float:
+def error(positions: Positions, weights: Any, k: float, target: Any) -> float:
     """The mean squared error of ``sigmoid(k * eval / 100)`` against ``target``."""
     import numpy as np
 
@@ -380,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sp = sub.add_parser("selfplay", help="play self-play games for tuning")
-    sp.add_argument("--variant", default="international")
+    sp.add_argument("--variant", default=DEFAULT_VARIANT)
     sp.add_argument("--games", type=int, default=1000)
     sp.add_argument("--nodes", type=int, default=4000, help="search nodes per move")
     sp.add_argument("--seed", type=int, default=1)

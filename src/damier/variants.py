@@ -14,33 +14,84 @@ lower numbers); Black's start at the top and move down.
 ((9, 0), 46)
 >>> get_variant("english").white_starts
 False
+
+This module is the one registry of the variants: every fact that differs from
+one variant to another (board, capture rules, usual draw rules, PDN GameType
+and result style, Hub name, data files, the evaluation's lone-king scaling)
+is a field of its :class:`Variant` here, and no other module compares a
+variant's name (``tests/test_variant_registry.py`` checks it). The compiled
+core is initialised from this registry when it is imported
+(:func:`damier._core.init_variant`), so the core holds no second copy of the
+rule flags.
+
+>>> v = get_variant("english")
+>>> v.hub_name, v.pdn_results, v.draw_rules.king_moves_limit, v.openings_file
+('english', ('1-0', '1/2-1/2', '0-1'), 40, None)
+>>> get_variant("international").hub_name, get_variant("international").pdn_results
+('normal', ('2-0', '1-1', '0-2'))
+
+The usual draw rules of each variant, and where they come from:
+
+* International (FMJD; the rule text in seed 000): threefold repetition with
+  the same side to move, 25 king moves each without a capture or man move, the
+  16-move rule and the 5-move rule. Seed 001 states the 25-move and 16-move
+  rules as tournament rules and adds an immediate draw in king against king, a
+  piece-count adjudication and a 40-move minimum before a draw offer; those
+  are options of :class:`~damier.rules.Rules` (off by default) and the two
+  tournament rules can be switched off one by one.
+* Brazilian: the FMJD rules of International draughts.
+* English: threefold repetition and the 40-move rule (neither player has moved
+  a man or captured during their own last 40 moves, as the English/WCDF
+  tournament rules state it); the historical huff rule of seed 003 is an
+  opt-in flag (:attr:`~damier.rules.Rules.huff`) whose mechanics belong to the board.
+* Russian (the federation rules of 64-square draughts, e.g. as the Ukrainian
+  draughts federation publishes them; the last rule is also article 7.2.6 of
+  the FMJD rules for Russian draughts): threefold repetition; 15 moves each
+  with only king moves; three kings against a lone king not won within 15
+  moves each, counted from when that balance arose; both sides having kings
+  and no capture or promotion for 30 moves (4 and 5 pieces) or 60 moves (6
+  and 7 pieces). The texts say "30 moves" without "each"; damier reads every
+  limit as moves by each player, like the rules next to it (some sites count
+  30 plies instead: set :attr:`~damier.rules.Rules.balance_unchanged_limits`
+  to halve them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Variant", "VARIANTS", "get_variant", "variant_for_game_type"]
+from damier import _core
+from damier.rules import Rules
+
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANT", "get_variant", "variant_for_game_type",
+           "variant_for_hub_name"]
+
+DEFAULT_VARIANT = "international"
+"""The variant a board, game or command plays when none is named."""
 
 
 @dataclass(frozen=True)
 class Variant:
-    """The fixed rules of a variant: board, start position and capture rules.
+    """Everything that makes a variant: board, start position, capture rules,
+    usual draw rules, names in file formats and protocols, and data files.
 
-    Draw rules that players or tournaments may change live in
-    :class:`damier.rules.Rules`, not here.
+    A game's own draw rules (changed by players or tournaments) are a
+    :class:`damier.rules.Rules` given to the board; :attr:`draw_rules` are the
+    usual ones (:meth:`damier.rules.Rules.for_variant`).
     """
 
     name: str
     """Identifier used by ``Board(variant=...)``."""
     title: str
     """Human readable name."""
+    aliases: tuple[str, ...]
+    """Other names :func:`get_variant` accepts (lower case)."""
     size: int
     """Board width and height in squares (10 or 8)."""
     game_type: int
     """PDN ``GameType`` tag value."""
     index: int
-    """Index used by the compiled core."""
+    """Index of the variant's tables in the compiled core (0-7, one per variant)."""
     white_starts: bool
     """True when White makes the first move (all but English)."""
     flying_kings: bool
@@ -57,6 +108,29 @@ class Variant:
     there (English)."""
     initial_fen: str
     """The standard starting position."""
+    draw_rules: Rules
+    """The usual draw rules (see the module documentation for their sources)."""
+    pdn_results: tuple[str, str, str]
+    """How PDN writes a White win, a draw and a Black win: ``("2-0", "1-1",
+    "0-2")`` (the FMJD style) or ``("1-0", "1/2-1/2", "0-1")``."""
+    hub_name: str
+    """The variant's name in the Hub protocol (Scan calls International "normal")."""
+    eval_weights_file: str | None
+    """The evaluation weights in ``damier/data/`` (None: material only)."""
+    openings_file: str | None
+    """The balanced openings shipped in ``damier/data/``, or None."""
+    puzzles_file: str | None
+    """The puzzles shipped in ``damier/data/`` (:func:`damier.puzzles.load_puzzles`), or None."""
+    lone_king_drawish: bool
+    """A lone king against at most three pieces is usually a draw (with flying
+    kings it holds a long diagonal): the evaluation scales such positions right
+    down (divides by 16)."""
+
+    def __post_init__(self) -> None:
+        if len(self.pdn_results) != 3:
+            raise ValueError(f"pdn_results must give three results, got {self.pdn_results!r}")
+        if not isinstance(self.draw_rules, Rules):
+            raise TypeError(f"draw_rules must be a Rules, got {self.draw_rules!r}")
 
     @property
     def squares(self) -> int:
@@ -89,10 +163,16 @@ class Variant:
         return 0 if white else self.size - 1
 
 
-VARIANTS: dict[str, Variant] = {
-    "international": Variant(
+_FMJD_RULES = Rules()
+"""The FMJD draw rules (the defaults of :class:`~damier.rules.Rules`)."""
+
+_FMJD_RESULTS = ("2-0", "1-1", "0-2")
+
+VARIANTS: dict[str, Variant] = {v.name: v for v in (
+    Variant(
         name="international",
         title="International",
+        aliases=("intl", "10x10", "fmjd"),
         size=10,
         game_type=20,
         index=0,
@@ -103,10 +183,18 @@ VARIANTS: dict[str, Variant] = {
         promote_during_capture=False,
         crowning_ends_capture=False,
         initial_fen="W:W31-50:B1-20",
+        draw_rules=_FMJD_RULES,
+        pdn_results=_FMJD_RESULTS,
+        hub_name="normal",
+        eval_weights_file="eval_international.json",
+        openings_file="openings_international.pdn",
+        puzzles_file="puzzles_international.json",
+        lone_king_drawish=True,
     ),
-    "english": Variant(
+    Variant(
         name="english",
         title="English",
+        aliases=("checkers", "american"),
         size=8,
         game_type=21,
         index=1,
@@ -117,10 +205,23 @@ VARIANTS: dict[str, Variant] = {
         promote_during_capture=False,
         crowning_ends_capture=True,
         initial_fen="B:W21-32:B1-12",
+        draw_rules=Rules(
+            repetition_limit=3,
+            king_moves_limit=40,
+            sixteen_moves_limit=None,
+            five_moves_limit=None,
+        ),
+        pdn_results=("1-0", "1/2-1/2", "0-1"),
+        hub_name="english",
+        eval_weights_file="eval_english.json",
+        openings_file=None,
+        puzzles_file="puzzles_english.json",
+        lone_king_drawish=False,
     ),
-    "russian": Variant(
+    Variant(
         name="russian",
         title="Russian",
+        aliases=("shashki",),
         size=8,
         game_type=25,
         index=2,
@@ -131,10 +232,25 @@ VARIANTS: dict[str, Variant] = {
         promote_during_capture=True,
         crowning_ends_capture=False,
         initial_fen="W:W21-32:B1-12",
+        draw_rules=Rules(
+            repetition_limit=3,
+            king_moves_limit=15,
+            sixteen_moves_limit=None,
+            five_moves_limit=None,
+            three_kings_limit=15,
+            balance_unchanged_limits=((4, 30), (5, 30), (6, 60), (7, 60)),
+        ),
+        pdn_results=_FMJD_RESULTS,
+        hub_name="russian",
+        eval_weights_file="eval_russian.json",
+        openings_file=None,
+        puzzles_file=None,
+        lone_king_drawish=True,
     ),
-    "brazilian": Variant(
+    Variant(
         name="brazilian",
         title="Brazilian",
+        aliases=(),
         size=8,
         game_type=26,
         index=3,
@@ -145,21 +261,48 @@ VARIANTS: dict[str, Variant] = {
         promote_during_capture=False,
         crowning_ends_capture=False,
         initial_fen="W:W21-32:B1-12",
+        draw_rules=_FMJD_RULES,
+        pdn_results=_FMJD_RESULTS,
+        hub_name="brazilian",
+        eval_weights_file="eval_brazilian.json",
+        openings_file=None,
+        puzzles_file=None,
+        lone_king_drawish=True,
     ),
-}
+)}
+"""The variants, by name, in the order menus list them."""
 
-_ALIASES = {
-    "international": "international",
-    "intl": "international",
-    "10x10": "international",
-    "fmjd": "international",
-    "english": "english",
-    "checkers": "english",
-    "american": "english",
-    "russian": "russian",
-    "shashki": "russian",
-    "brazilian": "brazilian",
-}
+_BY_NAME: dict[str, Variant] = {}
+for _v in VARIANTS.values():
+    for _key in (_v.name, *_v.aliases):
+        if _key in _BY_NAME or _key != _key.lower():
+            raise ValueError(f"variant name or alias {_key!r} given twice or not lower case")
+        _BY_NAME[_key] = _v
+if len({_v.index for _v in VARIANTS.values()}) != len(VARIANTS):
+    raise ValueError("two variants share a core index")
+if len({_v.game_type for _v in VARIANTS.values()}) != len(VARIANTS):
+    raise ValueError("two variants share a PDN GameType")
+if len({_v.hub_name for _v in VARIANTS.values()}) != len(VARIANTS):
+    raise ValueError("two variants share a Hub name")
+if DEFAULT_VARIANT not in VARIANTS:
+    raise ValueError(f"the default variant {DEFAULT_VARIANT!r} is not in the registry")
+
+def _init_core(variant: Variant) -> None:
+    """Fills the compiled core's tables of ``variant`` from the registry."""
+    _core.init_variant(
+        variant.index, variant.size,
+        flying_kings=variant.flying_kings,
+        men_capture_backwards=variant.men_capture_backwards,
+        majority_capture=variant.majority_capture,
+        promote_during_capture=variant.promote_during_capture,
+        crowning_ends_capture=variant.crowning_ends_capture,
+        lone_king_drawish=variant.lone_king_drawish,
+    )
+
+
+for _v in VARIANTS.values():
+    _init_core(_v)
+del _v, _key
 
 
 def get_variant(name: str | Variant) -> Variant:
@@ -174,10 +317,10 @@ def get_variant(name: str | Variant) -> Variant:
     """
     if isinstance(name, Variant):
         return name
-    key = _ALIASES.get(str(name).strip().lower())
-    if key is None:
+    variant = _BY_NAME.get(str(name).strip().lower())
+    if variant is None:
         raise ValueError(f"unknown variant {name!r} (choose from: {', '.join(VARIANTS)})")
-    return VARIANTS[key]
+    return variant
 
 
 def variant_for_game_type(game_type: int) -> Variant:
@@ -191,3 +334,19 @@ def variant_for_game_type(game_type: int) -> Variant:
             return variant
     supported = ", ".join(f"{v.game_type} ({v.name})" for v in VARIANTS.values())
     raise ValueError(f"unsupported GameType {game_type} (supported: {supported})")
+
+
+def variant_for_hub_name(name: str) -> Variant | None:
+    """The variant a Hub ``variant`` parameter names (its :attr:`~Variant.hub_name`
+    or its damier name, case-insensitive), or None.
+
+    >>> variant_for_hub_name("normal").name, variant_for_hub_name("Russian").name
+    ('international', 'russian')
+    >>> variant_for_hub_name("frisian") is None
+    True
+    """
+    key = name.strip().lower()
+    for variant in VARIANTS.values():
+        if key in (variant.hub_name, variant.name):
+            return variant
+    return None

@@ -242,7 +242,7 @@ class GameSession:
             result, termination = info["result"], info["termination"]
             text, winner = info["text"], info["winner"]
         elif rec.headers.get("Result", "*") not in ("*", "") and rec.pdn is not None:
-            canonical = pdn._CANONICAL_RESULT.get(rec.headers["Result"].strip(), "*")
+            canonical = pdn.canonical_result(rec.headers["Result"]) or "*"
             if canonical in _RESULTS:
                 win = _RESULTS[canonical]
                 result, termination = canonical, "recorded"
