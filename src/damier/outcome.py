@@ -410,7 +410,7 @@ def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules, has_legal_move:
 
 
 def adjudicate(snapshot: Snapshot) -> Outcome:
-    """Piece-count adjudication of a stopped game (seed 001): the side with
+    """Piece-count adjudication of a stopped game (an option of some International tournaments): the side with
     more pieces wins; with equal numbers, the side with more kings; otherwise
     a draw. Applications call this when :attr:`Rules.piece_count_adjudication`
     is set and a game is stopped.
@@ -432,7 +432,7 @@ def adjudicate(snapshot: Snapshot) -> Outcome:
 def draw_offer_allowed(plies_played: int, rules: Rules) -> bool:
     """Whether a draw may be offered after ``plies_played`` plies of the game:
     each player must have made at least :attr:`Rules.draw_offer_min_moves`
-    moves (seed 001: 40 in some tournaments; 0, always allowed, by default).
+    moves (40 in some International tournaments; 0, always allowed, by default).
 
     >>> from dataclasses import replace
     >>> r = replace(Rules(), draw_offer_min_moves=40)

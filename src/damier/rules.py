@@ -187,7 +187,7 @@ class Rules:
     """
 
     huff: bool = False
-    """English, historical (seed 003): a player who failed to capture when
+    """English, historical (the "huff" of the traditional English rules): a player who failed to capture when
     able may have the capturing piece "huffed" (removed) by the opponent
     before the opponent's move, instead of capture being strictly compulsory.
     Opt-in; the board implements the mechanics, this only carries the flag.

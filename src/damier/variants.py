@@ -32,7 +32,7 @@ rule flags.
 
 The usual draw rules of each variant, and where they come from:
 
-* International (FMJD; the rule text in seed 000): threefold repetition with
+* International (the FMJD rules): threefold repetition with
   the same side to move, 25 king moves each without a capture or man move, the
   16-move rule and the 5-move rule. Seed 001 states the 25-move and 16-move
   rules as tournament rules and adds an immediate draw in king against king, a
@@ -42,7 +42,7 @@ The usual draw rules of each variant, and where they come from:
 * Brazilian: the FMJD rules of International draughts.
 * English: threefold repetition and the 40-move rule (neither player has moved
   a man or captured during their own last 40 moves, as the English/WCDF
-  tournament rules state it); the historical huff rule of seed 003 is an
+  tournament rules state it); the historical huff rule of the traditional English rules is an
   opt-in flag (:attr:`~damier.rules.Rules.huff`) whose mechanics belong to the board.
 * Russian (the federation rules of 64-square draughts, e.g. as the Ukrainian
   draughts federation publishes them; the last rule is also article 7.2.6 of
