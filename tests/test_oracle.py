@@ -1,7 +1,7 @@
 """Tests of the pure-Python oracle move generator (damier.oracle).
 
-Expected values come only from the shared reference data (published perft
-counts and FMJD rule positions) and from hand-made positions worked out from
+Expected values come only from the reference data in ``tests/data/reference``
+(published perft counts and FMJD rule positions) and from hand-made positions worked out from
 the rule texts, never from the code under test.
 """
 
@@ -13,7 +13,7 @@ import pytest
 
 from damier.oracle import OracleMove, Position, notation, perft
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parent / "data" / "reference"
 PERFT_FILE = REFERENCE / "perft.txt"
 RULES_FILE = REFERENCE / "rules.txt"
 
@@ -23,8 +23,8 @@ MAX_LEAVES = 30_000
 
 
 def _data_lines(path: Path) -> list[str]:
-    if not path.exists():
-        return []
+    if not path.exists():   # part of the repository: missing is an error, not a skip
+        raise FileNotFoundError(f"reference data not found: {path}")
     lines = path.read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
@@ -63,18 +63,14 @@ def only_move(position: Position) -> OracleMove:
 
 # ----------------------------------------------------------------- reference data
 
-needs_perft = pytest.mark.skipif(not PERFT_FILE.exists(), reason=f"reference data not found: {PERFT_FILE}")
-needs_rules = pytest.mark.skipif(not RULES_FILE.exists(), reason=f"reference data not found: {RULES_FILE}")
 
 
-@needs_perft
 @pytest.mark.parametrize("variant, fen, depth, count", _perft_cases() or [pytest.param(None, None, 0, 0, id="none")])
 def test_perft_reference(variant, fen, depth, count):
     position = Position.initial(variant) if fen == "initial" else Position.from_fen(fen, variant)
     assert perft(position, depth) == count
 
 
-@needs_rules
 @pytest.mark.parametrize("fen, expected", _rule_cases() or [pytest.param(None, None, id="none")])
 def test_international_rule_positions(fen, expected):
     position = Position.from_fen(fen, "international")
