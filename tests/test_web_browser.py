@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -665,3 +666,129 @@ def test_a_puzzle_is_solved_with_a_hint_and_the_streak_grows(server, page, shots
     page.wait_for_function("() => damierPuzzles.failed")
     assert page.inner_text("#pz-streak") == "0"
     assert "solution" in page.inner_text("#message")
+
+
+# -- what players expect: the capture chooser on a 900 px screen, imported headers, analysis
+# arrows and a readable evaluation, themes, sounds, copy buttons ---------------------------------
+
+
+def test_the_capture_chooser_cancel_is_on_a_900px_screen(page, server):
+    assert page.viewport_size == {"width": 1280, "height": 900}
+    game = server.api("POST", "/api/games", {"fen": AMBIGUOUS_FEN, "color": "white", "level": 1})
+    open_game(page, server, game["id"])
+    click_square(page, 47)
+    click_square(page, 36)
+    page.wait_for_selector("#choice:not([hidden])")
+    box = page.locator("#choice-cancel").bounding_box()
+    assert box is not None
+    assert 0 <= box["y"] and box["y"] + box["height"] <= 900, box
+    assert 0 <= box["x"] and box["x"] + box["width"] <= 1280, box
+    for button in page.locator("#choice-buttons button").all():
+        b = button.bounding_box()
+        assert b is not None and b["y"] + b["height"] <= 900
+    page.click("#choice-cancel")   # a real click: it fails when something covers the button
+    page.wait_for_selector("#choice", state="hidden")
+    assert moves(page) == []
+    assert page.locator("#board").get_attribute("data-interactive") == "true"
+
+
+IMPORT_WITH_HEADERS = """[Event "Club championship"]
+[Site "Utrecht"]
+[Date "2024.05.01"]
+[Round "3"]
+[White "Alpha"]
+[Black "Beta"]
+[Result "1-0"]
+
+{An opening comment} 1. 32-28! {a good start} 19-23?! 2. 28x19 $3 14x23 3. 37-32 ?? 1-0
+"""
+
+
+def test_an_imported_game_shows_its_headers_nags_and_opening_comment(page, server, shots):
+    page.goto(server.url + "/")
+    page.wait_for_selector("#dlg-new[open]")
+    page.click("#dlg-new [data-close]")
+    page.click("#btn-import")
+    page.fill("#import-text", IMPORT_WITH_HEADERS)
+    page.click("#import-go")
+    page.wait_for_function("() => damierApp.game && damierApp.game.white === 'Alpha'")
+    headers = page.locator("#game-headers")
+    assert headers.is_visible()
+    for name, value in (("Event", "Club championship"), ("Site", "Utrecht"), ("Date", "2024.05.01"),
+                        ("Round", "3"), ("White", "Alpha"), ("Black", "Beta"), ("Result", "2-0")):
+        assert page.inner_text(f'#game-headers dd[data-header="{name}"]') == value
+    assert page.inner_text("#move-list .game-comment") == "An opening comment"
+    glyphs = page.eval_on_selector_all("#move-list .nag", "els => els.map(e => e.textContent)")
+    assert glyphs == ["!", "?!", "!!", "??"]
+    assert "a good start" in page.inner_text("#move-list")
+    assert page.inner_text("#move-list .result") == "2-0"
+    page.screenshot(path=str(shots / "web-import-headers.png"))
+    # the games list writes the result in the variant's style
+    page.click("#btn-games")
+    page.wait_for_selector("#dlg-games[open]")
+    row = page.locator(f'#games-table tr[data-game="{game_state(page)["id"]}"]')
+    assert "2-0" in row.inner_text()
+    page.click("#dlg-games [data-close]")
+
+
+def test_live_analysis_draws_arrows_and_a_readable_evaluation(page, server, shots):
+    game = server.api("POST", "/api/games", {"color": "both"})
+    open_game(page, server, game["id"])
+    page.select_option("#multipv", "3")
+    page.check("#analyse-toggle")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#board polyline.hint-arrow.analysis').length === 3",
+        timeout=20000)
+    assert page.locator("#board polyline.hint-arrow.analysis.best-line").count() == 1
+    best = page.locator("#board polyline.best-line")
+    first_line = page.inner_text("#analysis-lines li:first-child")
+    assert f"{best.get_attribute('data-from')}-{best.get_attribute('data-to')}" in first_line
+    number = page.inner_text("#eval-number")
+    assert re.fullmatch(r"[+−]\d+\.\d\d|(White|Black) wins( in \d+)?", number), number
+    page.screenshot(path=str(shots / "web-analysis-arrows.png"))
+    page.uncheck("#analyse-toggle")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#board polyline.hint-arrow.analysis').length === 0")
+
+
+def test_themes_sounds_and_copy_buttons(page, server, shots):
+    game = server.api("POST", "/api/games", {"color": "both"})
+    open_game(page, server, game["id"])
+    dark = "() => getComputedStyle(document.querySelector('#board .sq.dark')).fill"
+    wood = page.evaluate(dark)
+    page.select_option("#opt-theme", "green")
+    assert page.evaluate(dark) != wood
+    assert page.evaluate("() => document.documentElement.dataset.theme") == "green"
+    # sounds are off in an automated browser until switched on
+    assert not page.is_checked("#opt-sound")
+    drag(page, 32, 28)
+    wait_moves(page, 1)
+    page.check("#opt-sound")
+    page.evaluate("() => { damierApp.soundLog.length = 0; }")
+    drag(page, 19, 23)
+    wait_moves(page, 2)
+    drag(page, 28, 19)
+    wait_moves(page, 3)
+    assert page.evaluate("() => damierApp.soundLog") == ["move", "capture"]
+    page.wait_for_timeout(700)   # the capture's animation ends
+    page.screenshot(path=str(shots / "web-themes.png"))
+    # both settings are kept
+    page.reload()
+    page.wait_for_function("() => damierApp.game !== null")
+    assert page.is_checked("#opt-sound")
+    assert page.input_value("#opt-theme") == "green"
+    assert page.evaluate(dark) != wood
+    # copy the FEN and the PDN
+    page.click("#btn-copy-fen")
+    assert page.evaluate("() => damierApp.lastCopied") == page.input_value("#fen-text")
+    page.click("#btn-copy-pdn")
+    page.wait_for_function("() => (damierApp.lastCopied || '').includes('[Event')")
+    assert "1. 32-28 19-23 2. 28x19" in page.evaluate("() => damierApp.lastCopied")
+    # the end of the game sounds too
+    page.evaluate("() => { damierApp.soundLog.length = 0; }")
+    page.click("#btn-resign")
+    page.click("#btn-resign")
+    page.wait_for_function("() => damierApp.game.over")
+    assert page.evaluate("() => damierApp.soundLog") == ["end"]
+    page.select_option("#opt-theme", "wood")
+    page.uncheck("#opt-sound")

@@ -239,3 +239,64 @@ def test_importing_the_same_games_twice_does_not_duplicate_them(app, alice):
         assert {g["id"] for g in mine["games"]}.isdisjoint(g["id"] for g in first["games"])
     finally:
         bob.close()
+
+
+# -- what players expect: results, imported games' headers and NAGs, the engine's line -----------
+
+IMPORT_WITH_NAGS = """[Event "Club championship"]
+[Site "Utrecht"]
+[Date "2024.05.01"]
+[White "Alpha"]
+[Black "Beta"]
+[Result "1-0"]
+
+{An opening comment} 1. 32-28! {a good start} 19-23?! 2. 28x19 $3 14x23 1-0
+"""
+
+
+def test_one_result_notation_per_variant_everywhere(alice):
+    for variant, win, draw in (("international", "0-2", "1-1"), ("brazilian", "0-2", "1-1"),
+                               ("russian", "0-2", "1-1"), ("english", "0-1", "1/2-1/2")):
+        gid = alice.post("/api/games", json={"variant": variant, "color": "both"}).json()["id"]
+        state = alice.post(f"/api/games/{gid}/resign", json={"color": "white"}).json()["game"]
+        assert state["outcome"]["pdn_result"] == win, variant
+        listed = {g["id"]: g for g in alice.get("/api/games").json()["games"]}
+        assert listed[gid]["pdn_result"] == win, variant
+        text = alice.get(f"/api/games/{gid}/pdn").text
+        assert f'[Result "{win}"]' in text and text.rstrip().endswith(win), variant
+        drawn = alice.post("/api/games", json={"variant": variant, "color": "both"}).json()["id"]
+        state = alice.post(f"/api/games/{drawn}/draw", json={}).json()["game"]
+        assert state["outcome"]["pdn_result"] == draw, variant
+        listed = {g["id"]: g for g in alice.get("/api/games").json()["games"]}
+        assert listed[drawn]["pdn_result"] == draw, variant
+        assert f'[Result "{draw}"]' in alice.get(f"/api/games/{drawn}/pdn").text, variant
+
+
+def test_imported_headers_nags_and_opening_comment_reach_the_page(alice):
+    r = alice.post("/api/import", json={"pdn": IMPORT_WITH_NAGS})
+    assert r.status_code == 201, r.text
+    gid = r.json()["first"]
+    assert r.json()["games"][0]["pdn_result"] == "2-0"   # International: the FMJD style
+    state = alice.get(f"/api/games/{gid}").json()
+    headers = state["headers"]
+    assert (headers["Event"], headers["Site"], headers["Date"]) == (
+        "Club championship", "Utrecht", "2024.05.01")
+    assert state["outcome"]["pdn_result"] == "2-0"
+    tree = state["tree"]
+    assert tree[0]["comment"] == "An opening comment"
+    nags = {n["text"]: n["nags"] for n in tree[1:]}
+    assert nags == {"32-28": [1], "19-23": [6], "28x19": [3], "14x23": []}
+    assert tree[1]["comment"] == "a good start"
+
+
+def test_the_engine_line_shown_is_the_line_of_the_move_played(app, alice):
+    gid = alice.post("/api/games", json={"color": "none", "level": 1}).json()["id"]
+    finals = []
+    with alice.websocket_connect(f"/ws/games/{gid}") as ws:
+        while len(finals) < 4:
+            message = ws.receive_json()
+            if message["type"] == "info" and "played" in message:
+                finals.append(message)
+    for message in finals:
+        # the line is the played move's, or none at all
+        assert message["pv"] == [] or message["pv"][0] == message["played"], message

@@ -56,6 +56,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, overload
 
+from damier._core import Move
 from damier.board import Board
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import InvalidFenError
@@ -524,16 +525,23 @@ class LiveGames:
         movetime = self.movetime_for(level)
         job = Job()
         live.play_job = job
+        # the latest line of each first move: below level 10 the engine may play a move
+        # other than its best, and the line then shown must be the played move's
+        lines_by_move: dict[Move, SearchInfo] = {}
+
+        def info_message(i: SearchInfo, pv: list[Move]) -> dict[str, Any]:
+            ws = white_score(i.score, board.turn)
+            return {"type": "info", "source": "engine", "depth": i.depth, "score": i.score,
+                    "white_score": ws, "score_text": format_score(ws), "nodes": i.nodes,
+                    "nps": i.nps, "time": round(i.time, 3), "pv": pv_texts(board, pv),
+                    "fen": board.fen(), "ply": len(board.move_stack)}
 
         def info(i: SearchInfo) -> None:
+            if i.pv:
+                lines_by_move[i.pv[0]] = i
             if i.multipv != 1:  # below level 10 the engine looks at every move; show the best
                 return
-            message = {"type": "info", "source": "engine", "depth": i.depth,
-                       "score": i.score, "white_score": white_score(i.score, board.turn),
-                       "score_text": format_score(white_score(i.score, board.turn)),
-                       "nodes": i.nodes, "nps": i.nps, "time": round(i.time, 3),
-                       "pv": pv_texts(board, i.pv), "fen": board.fen(), "ply": len(board.move_stack)}
-            loop.call_soon_threadsafe(self._info, live, generation, message)
+            loop.call_soon_threadsafe(self._info, live, generation, info_message(i, i.pv))
 
         clock = session.game.engine_clock()  # a timed game: the engine spends its own time
 
@@ -570,6 +578,19 @@ class LiveGames:
         self.changed(live, engine_move=played.text,
                      engine_score=white_score(result.score, board.turn),
                      engine_score_text=format_score(white_score(result.score, board.turn)))
+        # the line shown is the played move's (or none), not the best line's
+        if result.pv and result.pv[0] == result.best_move:
+            final: SearchInfo | None = SearchInfo(
+                depth=result.depth, seldepth=result.seldepth, score=result.score,
+                nodes=result.nodes, time=result.time, pv=list(result.pv))
+        else:
+            final = lines_by_move.get(result.best_move)
+        message = (info_message(final, final.pv) if final is not None else
+                   {"type": "info", "source": "engine", "depth": result.depth, "pv": [],
+                    "fen": board.fen(), "ply": len(board.move_stack)})
+        message["played"] = played.text
+        live.last_info = None
+        live.broadcast(message)
 
     def _info(self, live: LiveGame, generation: int, message: dict[str, Any]) -> None:
         if live.generation == generation:

@@ -34,6 +34,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from damier.pdn import result_for_variant
+
 __all__ = ["StoredGame", "GameStore", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 5
@@ -158,7 +160,9 @@ class StoredGame:
         """The fields shown in a list of games."""
         return {"id": self.id, "variant": self.variant, "white": self.white, "black": self.black,
                 "human": self.human, "level": self.level, "plies": len(self.moves),
-                "result": self.result, "termination": self.termination,
+                "result": self.result,
+                "pdn_result": result_for_variant(self.result, self.variant) or self.result,
+                "termination": self.termination,
                 "termination_text": self.termination_text, "imported": self.pdn is not None,
                 "event": self.headers.get("Event"),
                 "created_at": self.created_at, "updated_at": self.updated_at}

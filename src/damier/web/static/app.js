@@ -5,8 +5,49 @@
   const $ = (id) => document.getElementById(id);
   const IMPORT_LIMIT = 1024 * 1024;
 
-  const settings = Object.assign({ animate: true, numbers: true, multipv: 2, reportStrength: "normal" },
+  // sounds are on by default for people, off for automated browsers (tests)
+  const settings = Object.assign({ animate: true, numbers: true, multipv: 2, reportStrength: "normal",
+    sound: !navigator.webdriver, theme: "wood" },
     JSON.parse(localStorage.getItem("damier.settings") || "{}"));
+  const THEMES = ["wood", "green", "blue"];
+
+  /* The NAGs' glyphs (PDN move marks and the common evaluation signs). */
+  const NAG_GLYPHS = { 1: "!", 2: "?", 3: "!!", 4: "??", 5: "!?", 6: "?!", 7: "□", 10: "=",
+    13: "∞", 14: "⩲", 15: "⩱", 16: "±", 17: "∓", 18: "+−", 19: "−+", 22: "⨀", 23: "⨀",
+    32: "⟳", 33: "⟳", 36: "→", 37: "→", 40: "↑", 41: "↑", 132: "⇆", 133: "⇆", 138: "⊕", 139: "⊕" };
+  function nagText(nag) { return NAG_GLYPHS[nag] || `$${nag}`; }
+
+  /* Sounds: short oscillator beeps (Web Audio), no audio files. */
+  const sound = { ctx: null };
+  function playSound(kind) {
+    app.soundLog.push(kind);
+    if (!settings.sound) return;
+    try {
+      if (!sound.ctx) sound.ctx = new (window.AudioContext || window.webkitAudioContext)();
+      const ctx = sound.ctx;
+      const notes = { move: [[520, 0, 0.07]], capture: [[330, 0, 0.06], [250, 0.07, 0.09]],
+        end: [[523, 0, 0.14], [659, 0.15, 0.14], [784, 0.3, 0.25]] }[kind] || [];
+      const t0 = ctx.currentTime + 0.01;
+      for (const [freq, at, length] of notes) {
+        const osc = ctx.createOscillator();
+        const gain = ctx.createGain();
+        osc.type = kind === "capture" ? "square" : "sine";
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, t0 + at);
+        gain.gain.exponentialRampToValueAtTime(0.18, t0 + at + 0.01);
+        gain.gain.exponentialRampToValueAtTime(0.0001, t0 + at + length);
+        osc.connect(gain).connect(ctx.destination);
+        osc.start(t0 + at);
+        osc.stop(t0 + at + length + 0.02);
+      }
+    } catch (err) { /* no audio here */ }
+  }
+
+  function applyTheme() {
+    if (!THEMES.includes(settings.theme)) settings.theme = "wood";
+    document.documentElement.dataset.theme = settings.theme;
+  }
+  applyTheme();
 
   const app = {
     game: null,        // the state sent by the server
@@ -23,6 +64,8 @@
     reportLive: null,   // while a report runs: {ply, plies, positions: [], plies_done: []}
     positionCache: new Map(),
     variants: [],
+    soundLog: [],      // the sounds asked for (played when the switch is on)
+    lastCopied: null,  // the text last put on the clipboard
   };
   window.damierApp = app;  // for tests and the curious
 
@@ -231,6 +274,13 @@
       app.you = keep ? Object.assign({}, game.you, { invite: app.you.invite }) : game.you;
     } else if (!sameGame) app.you = null;
     app.clockAt = performance.now();
+    if (sameGame) {
+      if (game.over && !previous.over) playSound("end");
+      else if (game.moves.length === previous.moves.length + 1) {
+        const last = game.moves[game.moves.length - 1];
+        playSound(last.captures && last.captures.length ? "capture" : "move");
+      }
+    }
     app.game = game;
     app.tree = buildTree(game);
     app.live = liveNode(app.tree);
@@ -291,7 +341,7 @@
     if (key !== app.shownKey) board.setPosition(node.fen, animateMove);
     app.shownKey = key;
     board.setLastMove(node.parent !== null ? node : null);
-    board.setArrows(reportArrows(node));
+    board.setArrows(reportArrows(node).concat(analysisArrows(node)));
 
     const analysisMode = game.human === "both" && !spectator();
     let interactive = false;
@@ -429,8 +479,15 @@
   function renderMoves() {
     const list = $("move-list");
     list.textContent = "";
+    const addComment = (text, container, extra) => {
+      const c = document.createElement("span");
+      c.className = "comment" + (extra ? ` ${extra}` : "");
+      c.textContent = text;
+      container.appendChild(c);
+    };
     const emitMove = (id, force, container) => {
       const node = app.tree[id];
+      if (node.starting_comment) addComment(node.starting_comment, container, "starting-comment");
       const number = moveNumberText(node, force);
       if (number) {
         const n = document.createElement("span");
@@ -446,6 +503,13 @@
       span.dataset.ply = String(node.ply);
       span.addEventListener("click", () => setCursor(id));
       container.appendChild(span);
+      if (node.nags && node.nags.length) {
+        const g = document.createElement("span");
+        g.className = "nag";
+        g.textContent = node.nags.map(nagText).join(" ");
+        g.dataset.nags = node.nags.join(" ");
+        container.appendChild(g);
+      }
       const judged = reportEntry(node);
       if (judged && judged.judgement) {
         span.classList.add("judged", judged.judgement);
@@ -460,12 +524,7 @@
         container.appendChild(mark);
       }
       container.appendChild(document.createTextNode(" "));  // a place to wrap the line
-      if (node.comment) {
-        const c = document.createElement("span");
-        c.className = "comment";
-        c.textContent = node.comment;
-        container.appendChild(c);
-      }
+      if (node.comment) addComment(node.comment, container);
     };
     const emitLine = (parentId, container, force) => {
       let p = parentId;
@@ -486,6 +545,8 @@
         p = main;
       }
     };
+    renderHeaders();
+    if (app.tree[0].comment) addComment(app.tree[0].comment, list, "game-comment");
     emitLine(0, list, true);
     if (app.game.redo && app.game.redo.length && !app.game.tree) {
       const r = document.createElement("span");
@@ -493,7 +554,7 @@
       r.textContent = `(redo: ${app.game.redo.join(" ")})`;
       list.appendChild(r);
     }
-    if (app.game.over && app.game.outcome) {
+    if (app.game.outcome) {   // the end of the game, or the result recorded in its PDN
       const res = document.createElement("span");
       res.className = "result";
       res.textContent = app.game.outcome.pdn_result || app.game.outcome.result;
@@ -501,6 +562,28 @@
     }
     const current = list.querySelector(".current");
     if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+  }
+
+  /* The game's PDN headers (an imported game): event, place, date, players, result... */
+  const HEADER_ORDER = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+  const HEADER_HIDDEN = new Set(["GameType", "FEN", "SetUp"]);
+  function renderHeaders() {
+    const box = $("game-headers");
+    const game = app.game;
+    const headers = (game && game.tree && game.headers) || {};
+    const names = HEADER_ORDER.filter((k) => k in headers)
+      .concat(Object.keys(headers).filter((k) => !HEADER_ORDER.includes(k) && !HEADER_HIDDEN.has(k)));
+    const shown = names.filter((k) => headers[k] && !/^[?.]+$/.test(headers[k]) && headers[k] !== "*");
+    box.textContent = "";
+    box.hidden = !shown.length;
+    for (const k of shown) {
+      const dt = document.createElement("dt");
+      dt.textContent = k;
+      const dd = document.createElement("dd");
+      dd.dataset.header = k;
+      dd.textContent = k === "Result" ? (game.outcome && game.outcome.pdn_result) || headers[k] : headers[k];
+      box.append(dt, dd);
+    }
   }
 
   /* -- the game report ------------------------------------------------------------------------------ */
@@ -532,6 +615,13 @@
     const entry = reportEntry(node);
     if (!entry || entry.played_best || !entry.best) return [];
     return [{ path: entry.best.path, kind: "best" }];
+  }
+
+  /* The first move of each line of the live analysis of the position shown (the best stronger). */
+  function analysisArrows(node) {
+    if (!app.analysis.on || !node || app.analysis.fen !== node.fen || app.analysis.linesFen !== node.fen) return [];
+    return app.analysis.lines.filter((l) => l.move && l.move.path)
+      .map((l, i) => ({ path: l.move.path, kind: i === 0 ? "analysis best-line" : "analysis" }));
   }
 
   /* The in-line node at a ply of the game. */
@@ -813,8 +903,20 @@
     else if (Math.abs(whiteScore) > 9000) share = whiteScore > 0 ? 0 : 100;
     else share = 50 - 50 * Math.tanh(whiteScore / 400);
     fill.style.height = `${share}%`;
-    $("evalbar-text").textContent = text || "";
+    $("evalbar-text").textContent = "";
+    const number = $("eval-number");
+    number.textContent = evalWords(whiteScore, text);
+    number.title = number.textContent ? `evaluation: ${number.textContent} (White's view, in men)` : "";
     $("evalbar").dataset.score = whiteScore === null || whiteScore === undefined ? "" : String(whiteScore);
+  }
+
+  /* The evaluation in words: "+0.35" (men, White's view), "White wins in 7" (plies). */
+  function evalWords(whiteScore, text) {
+    if (whiteScore === null || whiteScore === undefined) return "";
+    const m = /^(win|loss) in (\d+)/.exec(text || "");
+    if (m) return `${m[1] === "win" ? "White" : "Black"} wins in ${m[2]}`;
+    if (Math.abs(whiteScore) > 9000) return whiteScore > 0 ? "White wins" : "Black wins";
+    return `${whiteScore >= 0 ? "+" : "−"}${(Math.abs(whiteScore) / 100).toFixed(2)}`;
   }
 
   function pvText(startFen, startPly, pv) {
@@ -835,6 +937,7 @@
 
   function renderEngineInfo(msg) {
     const box = $("engine-line");
+    if (!msg.pv || !msg.pv.length) { box.textContent = ""; return; }
     box.textContent = `damier (depth ${msg.depth}): ${msg.score_text}  ${pvText(msg.fen, msg.ply, msg.pv)}`;
     if (!app.analysis.on) setEval(msg.white_score, msg.score_text);
   }
@@ -843,6 +946,9 @@
     if (msg.fen !== app.analysis.fen) return;
     if (msg.lines) {
       app.analysis.lines = msg.lines;
+      app.analysis.linesFen = msg.fen;
+      const shown = app.tree[app.cursor];
+      board.setArrows(reportArrows(shown).concat(analysisArrows(shown)));
       const list = $("analysis-lines");
       list.textContent = "";
       msg.lines.forEach((line) => {
@@ -864,6 +970,8 @@
     if (!node || !app.ws || app.ws.readyState !== WebSocket.OPEN) return;
     if (!force && app.analysis.fen === node.fen) return;
     app.analysis.fen = node.fen;
+    app.analysis.lines = [];
+    app.analysis.linesFen = null;
     $("analysis-lines").textContent = "";
     $("analysis-depth").textContent = "…";
     const message = { type: "analyse", multipv: settings.multipv };
@@ -873,6 +981,9 @@
 
   function stopAnalysis() {
     app.analysis.fen = null;
+    app.analysis.lines = [];
+    const shown = app.tree[app.cursor];
+    if (shown) board.setArrows(reportArrows(shown));
     if (app.ws && app.ws.readyState === WebSocket.OPEN) app.ws.send(JSON.stringify({ type: "stop" }));
     $("analysis-lines").textContent = "";
     $("analysis-depth").textContent = "";
@@ -942,10 +1053,19 @@
   }
 
   async function copyText(text, what) {
+    app.lastCopied = text;
     try { await navigator.clipboard.writeText(text); showMessage(`${what} copied`, "info"); }
     catch (err) { showMessage(`${what}: ${text}`, "info"); }
   }
   $("btn-invite-copy").addEventListener("click", () => copyText($("invite-url").value, "invitation link"));
+  $("btn-copy-fen").addEventListener("click", () => copyText($("fen-text").value, "FEN"));
+  $("btn-copy-pdn").addEventListener("click", async () => {
+    if (!app.game) return;
+    let response;
+    try { response = await fetch(`/api/games/${app.game.id}/pdn?inline=1`); } catch (err) { response = null; }
+    if (!response || !response.ok) { showMessage("the PDN could not be fetched"); return; }
+    copyText(await response.text(), "PDN");
+  });
   $("btn-watch-link").addEventListener("click", () => {
     if (app.game) copyText(`${location.origin}/#game=${app.game.id}`, "watch link");
   });
@@ -1015,6 +1135,15 @@
   $("opt-animate").addEventListener("change", (e) => {
     settings.animate = e.target.checked; saveSettings(); board.setAnimate(settings.animate);
   });
+  $("opt-sound").checked = settings.sound;
+  $("opt-sound").addEventListener("change", (e) => {
+    settings.sound = e.target.checked; saveSettings();
+    if (settings.sound) playSound("move");
+  });
+  $("opt-theme").value = settings.theme;
+  $("opt-theme").addEventListener("change", (e) => {
+    settings.theme = e.target.value; applyTheme(); saveSettings();
+  });
   $("opt-numbers").checked = settings.numbers;
   $("opt-numbers").addEventListener("change", (e) => {
     settings.numbers = e.target.checked; saveSettings(); board.setShowNumbers(settings.numbers);
@@ -1067,7 +1196,7 @@
       const tr = document.createElement("tr");
       tr.dataset.game = g.id;
       const when = new Date(g.updated_at).toLocaleString();
-      const result = g.result === "*" ? "playing" : g.result;
+      const result = g.result === "*" ? "playing" : (g.pdn_result || g.result);
       tr.innerHTML = `<td>${escapeHtml(when)}</td><td>${escapeHtml(g.variant)}</td>` +
         `<td>${escapeHtml(g.white)}</td><td>${escapeHtml(g.black)}</td><td>${g.plies}</td>` +
         `<td title="${escapeHtml(g.termination_text || "")}">${escapeHtml(result)}</td><td class="row-actions"></td>`;

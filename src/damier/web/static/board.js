@@ -11,7 +11,7 @@
  * onSquare(square) -- editor mode: a square was clicked.
  *
  * setArrows([{path, kind}]) draws hint arrows over the pieces (a game report's better
- * move); setArrows([]) removes them.
+ * move; kind "analysis" for the live analysis' lines); setArrows([]) removes them.
  */
 (function () {
   "use strict";
@@ -146,6 +146,9 @@
       const hint = el("marker", { id: "dm-arrow-hint", viewBox: "0 0 10 10", refX: "5", refY: "5",
         markerWidth: "2.6", markerHeight: "2.6", orient: "auto-start-reverse" }, defs);
       el("path", { d: "M0,0 L10,5 L0,10 z", class: "hint-arrow-head" }, hint);
+      const analysis = el("marker", { id: "dm-arrow-analysis", viewBox: "0 0 10 10", refX: "5", refY: "5",
+        markerWidth: "2.6", markerHeight: "2.6", orient: "auto-start-reverse" }, defs);
+      el("path", { d: "M0,0 L10,5 L0,10 z", class: "analysis-arrow-head" }, analysis);
 
       this.layers = {};
       for (const name of ["squares", "marks", "numbers", "paths", "hints", "pieces", "arrows", "choice",
@@ -321,7 +324,7 @@
       for (const a of this.arrows) {
         if (!a.path || a.path.length < 2) continue;
         const line = el("polyline", { points: this._pathPoints(a.path),
-          class: `hint-arrow ${a.kind || ""}`, "marker-end": "url(#dm-arrow-hint)" }, layer);
+          class: `hint-arrow ${a.kind || ""}`, "marker-end": /\banalysis\b/.test(a.kind || "") ? "url(#dm-arrow-analysis)" : "url(#dm-arrow-hint)" }, layer);
         line.dataset.from = String(a.path[0]);
         line.dataset.to = String(a.path[a.path.length - 1]);
         const [x, y] = this.centre(a.path[0]);
