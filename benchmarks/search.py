@@ -60,8 +60,8 @@ def say(text: str = "") -> None:
 
 def stale_build_warning(damier: Any) -> str | None:
     core = Path(damier._core.__file__)
-    newest = max((core.parent / name for name in ("_core.pyx", "_search.pxi")
-                  if (core.parent / name).exists()),
+    newest = max((p for p in (core.parent / "_core.pyx", *core.parent.glob("*.pxi"))
+                  if p.exists()),
                  key=lambda p: p.stat().st_mtime, default=None)
     if core.suffix != ".pyx" and newest is not None and newest.stat().st_mtime > core.stat().st_mtime:
         return (f"WARNING: {newest.name} is newer than {core.name}: these figures are for an old "

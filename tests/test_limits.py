@@ -24,7 +24,7 @@ import damier
 from damier.engine import INFINITE_DEPTH, MAX_NODES, Clock, Engine
 from damier.hub import HubEngine, parse_line, parse_hub_move
 from damier.hub_server import DEFAULT_MOVETIME, HubServer
-from damier.match import (EngineSpecError, GameRecord, parse_clock, parse_engine_spec,
+from damier.match import (EngineSpecError, MatchGame, parse_clock, parse_engine_spec,
                           run_match)
 from damier.pdn import Game, GameNode, read_games
 
@@ -447,7 +447,7 @@ def test_match_streams_games_and_keeps_no_game_trees(tmp_path, concurrency):
         # no other thread builds a tree, for writing it, while the nodes are counted.)
         assert max(counts) <= counts[0], counts
     for record in result.games:
-        assert isinstance(record, GameRecord)
+        assert isinstance(record, MatchGame)
         assert not any(isinstance(v, (Game, GameNode)) for v in vars(record).values())
     assert not _holds_game_nodes(result)
     # every game was written, in schedule order, and matches its record

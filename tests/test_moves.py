@@ -358,3 +358,29 @@ def test_listing_is_in_square_order():
     # 9-14 before 10-15: squares compare as numbers, not as text.
     assert moves.move_listing([Move(10, 15), Move(9, 14)], []) == "9-14, 10-15"
     assert moves.move_listing([], []) == "none"
+
+
+def test_hub_pos_moves_are_explained_like_board_parse_move():
+    # The Hub engine reads the moves= of a pos line through damier.moves too: an illegal
+    # move there gets the same explanation as Board.parse_move gives.
+    import io
+
+    from damier.hub import board_to_hub, parse_line
+    from damier.hub_server import HubServer
+
+    board = Board()
+    board.push(board.parse_move("32-28"))
+    board.push(board.parse_move("19-23"))
+    with pytest.raises(IllegalMoveError) as info:
+        board.parse_move("32-27")
+    expected = str(info.value)
+    assert "capture is compulsory" in expected
+
+    out = io.StringIO()
+    server = HubServer(io.StringIO(), out)
+    server.handle_line(f'pos pos={board_to_hub(Board())} moves="32-28 19-23 32-27"')
+    (answer,) = out.getvalue().splitlines()
+    error = parse_line(answer)
+    assert error.command == "error"
+    assert error.args["message"].endswith(expected)
+    assert server.board is None

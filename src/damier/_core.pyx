@@ -15,9 +15,9 @@ mask removes.
 
 cimport cython
 from cpython.exc cimport PyErr_CheckSignals
-from libc.stdint cimport uint8_t, uint64_t, int64_t
-from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memset
 
 cdef extern from *:
     """
@@ -1028,4 +1028,13 @@ cdef class CoreBoard:
         if overflow:
             raise RuntimeError(f"more than {MAXMOVES} legal moves in one position")
         return result
-include "_search.pxi"
+
+# ---------------------------------------------------------------------------
+# Evaluation and search: one file per concern, each using the ones before it
+# ---------------------------------------------------------------------------
+
+include "_eval.pxi"        # the static evaluation and its feature vector
+include "_tt.pxi"          # the transposition table
+include "_search.pxi"      # PVS, quiescence, move ordering (one thread)
+include "_smp.pxi"         # the lazy SMP helpers
+include "_searchcore.pxi"  # SearchCore and the module functions Python calls

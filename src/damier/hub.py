@@ -55,8 +55,8 @@ from typing import Any, overload
 from damier._core import Move
 from damier.board import Board
 from damier.engine import AnalysisResult, InfoDict, Limit, PlayResult, check_limits
-from damier.errors import InvalidFenError
-from damier.notation import parse_move_text
+from damier.errors import InvalidFenError, MoveError
+from damier.moves import match_move, parse_move
 from damier.piece import BLACK, WHITE, Piece
 from damier.rules import Rules
 from damier.score import Cm, Loss, PovScore, Score, Win
@@ -309,12 +309,11 @@ def parse_hub_move(text: str, board: Board | Sequence[Move], variant: str | Vari
     :class:`damier.errors.AmbiguousMoveError` (both ``ValueError``) otherwise.
     """
     if isinstance(board, Board):
-        legal = board.legal_moves
-        v = board.variant if variant is None else get_variant(variant)
-    else:
-        legal = list(board)
-        v = get_variant(variant if variant is not None else DEFAULT_VARIANT)
-    return parse_move_text(text, legal, v)
+        if variant is None or get_variant(variant) == board.variant:
+            return parse_move(board, text)
+        return match_move(text, board.legal_moves, get_variant(variant))
+    v = get_variant(variant if variant is not None else DEFAULT_VARIANT)
+    return match_move(text, list(board), v)
 
 
 # -- the client --------------------------------------------------------------------
@@ -391,7 +390,7 @@ def _hub_pv(board: Board, text: str) -> list[Move]:
     for token in text.split():
         try:
             move = parse_hub_move(token, after)
-        except ValueError:
+        except MoveError:
             break
         pv.append(move)
         after.push(move)
@@ -954,7 +953,7 @@ class HubEngine:
             return result
         try:
             move = parse_hub_move(raw, board)
-        except ValueError as exc:
+        except MoveError as exc:
             raise HubIllegalMoveError(
                 f"Hub engine {self.name} played {raw!r}, which is not a legal move in "
                 f"{board.fen()}: {exc}", raw_move=raw, fen=board.fen()) from None
@@ -964,7 +963,7 @@ class HubEngine:
             after.push(move)
             try:
                 result.ponder_move = parse_hub_move(result.ponder_text, after)
-            except ValueError:
+            except MoveError:
                 result.ponder_move = None
         return result
 

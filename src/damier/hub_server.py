@@ -63,8 +63,10 @@ from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
 from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, AnalysisResult, Clock,
                            Engine, InfoDict, Limit, PlayResult)
-from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board,
-                        move_to_hub, parse_hub_move, parse_line)
+from damier.errors import MoveError
+from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board, move_to_hub,
+                        parse_line)
+from damier.moves import parse_move
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant, variant_for_hub_name
 
 __all__ = ["run_hub", "HubServer", "hub_score", "add_hub_parser", "hub_command", "ENGINE_NAME",
@@ -141,7 +143,7 @@ class _Limits:
         return clock.budget(white_to_move) if clock is not None else None
 
 
-class _Job:
+class _SearchTask:
     """A search: the engine's handle on it (:class:`damier.engine.AnalysisResult`,
     whose stop is latched) and the thread that writes its ``info`` lines and its
     ``done``."""
@@ -177,7 +179,7 @@ class HubServer:
         self.board: Board | None = Board(variant=self.variant)
         self._pending: _Limits | None = None
         self._limits = _Limits()
-        self._job: _Job | None = None
+        self._job: _SearchTask | None = None
         self._out_lock = threading.Lock()
         self._closed = False
 
@@ -323,8 +325,8 @@ class HubServer:
         moves = (message.get("moves") or "").split()
         for number, token in enumerate(moves, start=1):
             try:
-                move = parse_hub_move(token, board)
-            except ValueError as exc:
+                move = parse_move(board, token)
+            except MoveError as exc:
                 self.error(f"illegal move {token!r} in moves= (move {number}): {exc}")
                 return
             board.push(move)
@@ -383,7 +385,7 @@ class HubServer:
             return
         # The search has its handle before the next command is read: a stop that
         # follows at once is latched by the engine, never lost.
-        job = _Job(mode, board, limits, handle)
+        job = _SearchTask(mode, board, limits, handle)
         job.thread = threading.Thread(target=self._report, args=(job,),
                                       name="damier-hub-search", daemon=True)
         self._job = job
@@ -443,7 +445,7 @@ class HubServer:
         return engine.think(board, Limit(depth=limits.depth, nodes=limits.nodes,
                                          time=limits.think_movetime(), clock=limits.clock()))
 
-    def _report(self, job: _Job) -> None:
+    def _report(self, job: _SearchTask) -> None:
         """Writes the search's ``info`` lines as they come, then its ``done``."""
         handle = job.handle
         limits = job.limits
@@ -492,12 +494,12 @@ class HubServer:
                            ponder=move_to_hub(ponder) if ponder is not None else None)
 
     @staticmethod
-    def _request_stop(job: _Job) -> None:
+    def _request_stop(job: _SearchTask) -> None:
         """Stops ``job``'s search (the engine latches the stop: one that comes
         before the search has really started is not lost)."""
         job.handle.stop()
 
-    def _ponder_hit(self, job: _Job) -> None:
+    def _ponder_hit(self, job: _SearchTask) -> None:
         if job.mode != "ponder" or not job.pondering:
             return
         job.pondering = False

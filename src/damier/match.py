@@ -45,9 +45,9 @@ game comment when no move was played) says what happened.
 Games are streamed: each one is written to the PDN file as soon as it and
 every game before it in the schedule have finished (games finished out of
 order, with ``concurrency``, wait for the ones before them), and the match
-keeps only a small summary of each game, a :class:`GameRecord` (result,
+keeps only a small summary of each game, a :class:`MatchGame` (result,
 termination, length, tags and the moves as one line of text), never its game
-tree; :attr:`GameRecord.game` rebuilds the tree when asked.
+tree; :attr:`MatchGame.game` rebuilds the tree when asked.
 
 Time control: ``movetime`` seconds per move, or ``clock``: a
 :class:`damier.engine.Clock` (the start times, increments, and ``moves_to_go``
@@ -116,7 +116,7 @@ from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 __all__ = [
     "run_match",
     "MatchResult",
-    "GameRecord",
+    "MatchGame",
     "EngineSpec",
     "EngineSpecError",
     "EngineStartError",
@@ -593,7 +593,7 @@ def pentanomial_interval(counts: Sequence[int], *, z: float = Z95) -> tuple[floa
 
 
 @dataclass
-class GameRecord:
+class MatchGame:
     """One finished game of a match."""
 
     number: int
@@ -648,7 +648,7 @@ class MatchResult:
     elo: float
     elo_interval: tuple[float, float]
     """95% interval of ``elo`` (see :attr:`interval_model`)."""
-    games: list[GameRecord] = field(default_factory=list)
+    games: list[MatchGame] = field(default_factory=list)
     interval_model: str = "trinomial"
     """``"pentanomial"`` (all games in complete pairs) or ``"trinomial"``."""
     pentanomial: tuple[int, int, int, int, int] | None = None
@@ -706,13 +706,13 @@ def format_elo(value: float, digits: int = 1) -> str:
     return f"{value:+.{digits}f}"
 
 
-def _reason_class(record: GameRecord) -> str:
+def _reason_class(record: MatchGame) -> str:
     if record.termination == "normal":
         return "no legal move" if record.reason.endswith("no legal move") else record.reason
     return record.termination
 
 
-def _tally(records: list[GameRecord]) -> tuple[int, int, int, float, float, tuple[float, float],
+def _tally(records: list[MatchGame]) -> tuple[int, int, int, float, float, tuple[float, float],
                                                str, tuple[int, int, int, int, int] | None]:
     wins = sum(1 for g in records if g.score_a == 1.0)
     draws = sum(1 for g in records if g.score_a == 0.5)
@@ -720,7 +720,7 @@ def _tally(records: list[GameRecord]) -> tuple[int, int, int, float, float, tupl
     n = len(records)
     score = (wins + 0.5 * draws) / n if n else math.nan
     elo = elo_from_score(score)
-    by_pair: dict[int, list[GameRecord]] = {}
+    by_pair: dict[int, list[MatchGame]] = {}
     for g in records:
         by_pair.setdefault(g.pair, []).append(g)
     if n and all(len(v) == 2 for v in by_pair.values()):
@@ -737,7 +737,7 @@ def _tally(records: list[GameRecord]) -> tuple[int, int, int, float, float, tupl
 
 
 @dataclass(frozen=True)
-class _Job:
+class _GameTask:
     number: int
     pair: int
     index_in_pair: int
@@ -809,7 +809,8 @@ class _Match:
             return f"{self.movetime:g} s/move"
         return ""
 
-    def play(self, job: _Job, player_a: Player, player_b: Player) -> tuple[GameRecord, set[str]]:
+    def play(self, job: _GameTask, player_a: Player, player_b: Player
+             ) -> tuple[MatchGame, set[str]]:
         """Plays ``job``; returns the record and the sides ("A", "B") whose engine
         failed (to be restarted). Raises _Abandoned when the match is stopped."""
         white, black = (player_a, player_b) if job.a_is_white else (player_b, player_a)
@@ -907,7 +908,7 @@ class _Match:
         for move in board.move_stack:
             texts.append(start.notation(move))
             start.push(move)
-        record = GameRecord(number=job.number, round=f"{job.pair}.{job.index_in_pair}",
+        record = MatchGame(number=job.number, round=f"{job.pair}.{job.index_in_pair}",
                             pair=job.pair, opening=list(job.opening), white=white_name,
                             black=black_name, a_is_white=job.a_is_white, result=result,
                             termination=termination, reason=reason,
@@ -917,7 +918,7 @@ class _Match:
                             moves=" ".join(texts))
         return record, failed
 
-    def _pdn_headers(self, job: _Job, board: Board, white: str, black: str, result: str,
+    def _pdn_headers(self, job: _GameTask, board: Board, white: str, black: str, result: str,
                      termination: str) -> dict[str, str]:
         """The PDN tags of a finished game (``board``: its final position)."""
         game = Game(variant=self.variant)
@@ -1024,7 +1025,7 @@ class _Progress:
                 self.task = self.rich.add_task(f"{name_a} vs {name_b}", total=total, score="")
                 self.rich.start()
 
-    def game_done(self, record: GameRecord) -> None:
+    def game_done(self, record: MatchGame) -> None:
         if not self.enabled:
             return
         self.done += 1
@@ -1138,11 +1139,11 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
     order = list(range(len(book)))
     if shuffle_openings:
         random.Random(seed).shuffle(order)
-    jobs: list[_Job] = []
+    jobs: list[_GameTask] = []
     for number in range(1, games + 1):
         pair = (number + 1) // 2
         opening = tuple(book[order[(pair - 1) % len(book)]])
-        jobs.append(_Job(number, pair, 2 - number % 2, opening, number % 2 == 1))
+        jobs.append(_GameTask(number, pair, 2 - number % 2, opening, number % 2 == 1))
     concurrency = min(concurrency, games)
     out = stream if stream is not None else sys.stderr
 
@@ -1172,10 +1173,10 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
     if openings is None and book == [[]]:
         bar.message(f"note: damier ships no openings for {v.title} draughts: every game starts "
                     "from the initial position (give openings for varied games)")
-    pending: queue.Queue[_Job] = queue.Queue()
+    pending: queue.Queue[_GameTask] = queue.Queue()
     for job in jobs:
         pending.put(job)
-    finished: dict[int, GameRecord] = {}
+    finished: dict[int, MatchGame] = {}
     written = [0]  # games written, in schedule order, so far
     errors: list[str] = []
     state_lock = threading.Lock()

@@ -32,7 +32,7 @@ from damier._core import Move
 from damier.errors import IllegalMoveError
 from damier.variants import Variant
 
-__all__ = ["move_text", "parse_square", "parse_move_text"]
+__all__ = ["move_text", "parse_square"]
 
 _ALGEBRAIC = re.compile(r"^([a-j])(10|[1-9])$")
 
@@ -82,9 +82,3 @@ def parse_square(token: str, variant: Variant) -> int:
         return dark
     raise IllegalMoveError(f"{token!r} is not a square")
 
-
-def parse_move_text(text: str, legal_moves: Sequence[Move], variant: Variant) -> Move:
-    """The move among ``legal_moves`` that ``text`` names: :func:`damier.moves.match_move`
-    (kept for callers that import it from here; new code uses :mod:`damier.moves`)."""
-    from damier.moves import match_move  # damier.moves prints with this module
-    return match_move(text, legal_moves, variant)

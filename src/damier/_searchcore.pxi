@@ -1,0 +1,399 @@
+# Included by _core.pyx (last of the search files): the Python-facing side of the
+# search: the Searcher's allocation, the SearchCore class that damier.engine drives,
+# and the module functions over the evaluation and the search.
+
+# ---------------------------------------------------------------------------
+# Python objects: the search state of an engine
+# ---------------------------------------------------------------------------
+
+cdef Searcher* new_searcher() noexcept:
+    cdef Searcher* s = <Searcher*>calloc(1, sizeof(Searcher))
+    if s == NULL:
+        return NULL
+    s.buf = <CMove*>malloc(MAXPLY * MAXMOVES * sizeof(CMove))
+    s.order = <int*>malloc(MAXPLY * MAXMOVES * sizeof(int))
+    if s.buf == NULL or s.order == NULL:
+        free(s.buf)
+        free(s.order)
+        free(s)
+        return NULL
+    fill_lmr(s.lmr, DEFAULT_LMR_DIVISOR)
+    return s
+
+
+cdef void free_searcher(Searcher* s) noexcept:
+    if s != NULL:
+        free(s.buf)
+        free(s.order)
+        free(s.helpers)
+        free(s)
+
+
+cdef void clear_heuristics(Searcher* s) noexcept nogil:
+    memset(s.history, 0, sizeof(s.history))
+    memset(s.killers, 0, sizeof(s.killers))
+
+
+cdef class SearchCore:
+    """The compiled search: transposition table, move-ordering tables and the
+    search itself. :class:`damier.engine.Engine` drives it; one search at a time.
+
+    With helper threads (:meth:`set_threads`), the search is a lazy SMP search:
+    the helpers search the same root, a ply deeper every other one, and share
+    what they find through the transposition table; the main search decides.
+    """
+
+    cdef Searcher* s
+    cdef TTEntry* tt
+    cdef uint64_t tt_entries
+    cdef Searcher* helpers[MAX_HELPERS]
+    cdef int nhelpers
+    cdef EvalParams own_eval[MAX_VARIANTS]
+    cdef int has_own_eval[MAX_VARIANTS]
+    cdef Pos _root
+    cdef int _rev
+    cdef int _ecls
+    cdef int _eply
+    cdef int _last_variant
+
+    def __cinit__(self, int hash_mb=64):
+        self.s = new_searcher()
+        if self.s == NULL:
+            raise MemoryError()
+        self.s.helpers = <void**>calloc(MAX_HELPERS, sizeof(void*))
+        if self.s.helpers == NULL:
+            raise MemoryError()
+        self.nhelpers = 0
+        self._last_variant = -1
+        self.tt = NULL
+        self.set_hash(hash_mb)
+
+    def __dealloc__(self):
+        cdef int i
+        for i in range(self.nhelpers):
+            free_searcher(self.helpers[i])
+        free_searcher(self.s)
+        if self.tt != NULL:
+            free(self.tt)
+
+    def set_lmr(self, double divisor):
+        """Late-move reductions: ``log(depth) * log(move number) / divisor`` plies."""
+        cdef int i
+        if divisor <= 0:
+            raise ValueError("divisor must be positive")
+        fill_lmr(self.s.lmr, divisor)
+        for i in range(self.nhelpers):
+            fill_lmr(self.helpers[i].lmr, divisor)
+
+    def set_pruning(self, moves_by_depth):
+        """Late-move pruning: at depth ``d`` (1 to 7) of a non-PV node, quiet
+        moves after the first ``moves_by_depth[d - 1]`` are skipped when they
+        give the opponent no capture; 0 (or a shorter list) leaves a depth alone."""
+        cdef int d, i
+        values = [int(x) for x in moves_by_depth]
+        if len(values) > 7 or any(x < 0 for x in values):
+            raise ValueError("expected at most 7 move counts, none negative")
+        for d in range(8):
+            self.s.lmp[d] = values[d - 1] if 1 <= d <= len(values) else 0
+            for i in range(self.nhelpers):
+                self.helpers[i].lmp[d] = self.s.lmp[d]
+
+    def set_threads(self, int threads):
+        """Searches with ``threads`` threads: the main one and ``threads - 1`` helpers."""
+        cdef int i
+        cdef Searcher* h
+        if not 1 <= threads <= MAX_HELPERS + 1:
+            raise ValueError(f"threads must be between 1 and {MAX_HELPERS + 1}")
+        while self.nhelpers > threads - 1:
+            self.nhelpers -= 1
+            free_searcher(self.helpers[self.nhelpers])
+            self.helpers[self.nhelpers] = NULL
+        while self.nhelpers < threads - 1:
+            h = new_searcher()
+            if h == NULL:
+                raise MemoryError()
+            memcpy(h.lmr, self.s.lmr, sizeof(h.lmr))
+            memcpy(h.lmp, self.s.lmp, sizeof(h.lmp))
+            h.tt = self.tt
+            h.tt_mask = self.s.tt_mask
+            self.helpers[self.nhelpers] = h
+            self.nhelpers += 1
+        for i in range(self.nhelpers):
+            self.s.helpers[i] = self.helpers[i]
+        self.s.nhelpers = 0   # counted in node limits only while helpers run
+
+    @property
+    def threads(self) -> int:
+        return self.nhelpers + 1
+
+    def set_hash(self, int hash_mb):
+        """Resizes (and clears) the transposition table to at most ``hash_mb`` MiB."""
+        cdef uint64_t entries = 1
+        cdef int i
+        if hash_mb < 1:
+            raise ValueError("hash size must be at least 1 MiB")
+        while entries * 2 * sizeof(TTEntry) <= (<uint64_t>hash_mb) * 1024 * 1024:
+            entries *= 2
+        if self.tt != NULL:
+            free(self.tt)
+        self.tt = <TTEntry*>alloc_table(entries * sizeof(TTEntry))
+        if self.tt == NULL:
+            raise MemoryError()
+        self.tt_entries = entries
+        self.s.tt = self.tt
+        self.s.tt_mask = entries - 1
+        for i in range(self.nhelpers):
+            self.helpers[i].tt = self.tt
+            self.helpers[i].tt_mask = entries - 1
+
+    @property
+    def hash_entries(self) -> int:
+        return self.tt_entries
+
+    def set_weights(self, int variant_index, terms, pst, int tempo=0):
+        """Evaluation weights of this search only (see ``set_eval_params``)."""
+        cdef EvalParams e
+        _fill_params(&e, variant_index, terms, pst, tempo)
+        self.own_eval[variant_index] = e
+        self.has_own_eval[variant_index] = 1
+
+    def clear_weights(self):
+        """Back to the weights loaded for every engine (``set_eval_params``)."""
+        cdef int v
+        for v in range(MAX_VARIANTS):
+            self.has_own_eval[v] = 0
+
+    def clear(self):
+        """Forgets everything learnt: the transposition table and move-ordering tables."""
+        cdef int i
+        memset(self.tt, 0, self.tt_entries * sizeof(TTEntry))
+        clear_heuristics(self.s)
+        for i in range(self.nhelpers):
+            clear_heuristics(self.helpers[i])
+
+    def stop(self):
+        """Asks the running search to stop (safe from another thread)."""
+        cdef int i
+        self.s.stop = 1
+        for i in range(self.nhelpers):
+            self.helpers[i].stop = 1
+
+    def stop_helpers(self):
+        """Stops the helper threads (the main search goes on)."""
+        cdef int i
+        for i in range(self.nhelpers):
+            self.helpers[i].stop = 1
+
+    def new_search(self, CoreBoard board, history_keys, int rev, int king_draw_plies,
+                   end_limits=(0, 0, 0), int end_plies_done=0):
+        """Prepares a search of ``board``'s position. ``history_keys`` are the
+        keys of the earlier positions since the last irreversible move (oldest
+        first), ``rev`` the number of reversible plies before the position.
+        ``end_limits`` are the plies that draw under the five-move, sixteen-move
+        and (Russian) three-kings rules (0: off), and ``end_plies_done`` the
+        plies already played in the root's endgame class."""
+        cdef Searcher* s = self.s
+        cdef Searcher* h
+        cdef int i, j, k, n, overflow = 0
+        keys = list(history_keys)[-4000:]
+        limits = list(end_limits)
+        if len(limits) != 3:
+            raise ValueError("end_limits must give three limits")
+        s.g = board._g
+        if s.g.variant != self._last_variant:
+            # Move-ordering statistics of another game mean nothing here.
+            clear_heuristics(s)
+            for i in range(self.nhelpers):
+                clear_heuristics(self.helpers[i])
+            self._last_variant = s.g.variant
+        s.ev = self.own_eval[s.g.variant] if self.has_own_eval[s.g.variant] else EVAL[s.g.variant]
+        s.stop = 0
+        s.nodes = 0
+        s.seldepth = 0
+        s.node_limit = 0
+        s.deadline = 0
+        s.king_draw_plies = king_draw_plies
+        for i in range(3):
+            s.end_plies[i + 1] = max(0, int(limits[i]))
+        s.end_plies[0] = 1 if (s.end_plies[1] or s.end_plies[2] or s.end_plies[3]) else 0
+        s.tt_gen = <uint8_t>((s.tt_gen + 1) & 255)
+        s.base = len(keys)
+        for i in range(len(keys)):
+            s.keys[i] = <uint64_t>keys[i]
+        s.keys[s.base] = hash_pos(s.g, &board._pos)
+        memset(s.killers, 0, sizeof(s.killers))
+        for i in range(2):
+            for j in range(64):
+                for k in range(64):
+                    s.history[i][j][k] //= 8
+        n = gen_moves(s.g, &board._pos, s.buf, 0, &overflow)
+        s.root_n = n
+        s.root_best = -1
+        for i in range(n):
+            s.root_skip[i] = 0
+            s.root_score[i] = 0
+        s.nhelpers = 0
+        self._root = board._pos
+        self._rev = rev
+        self._ecls = end_class(s, &board._pos) if s.end_plies[0] else END_NONE
+        self._eply = end_plies_done if self._ecls else 0
+        for i in range(self.nhelpers):
+            h = self.helpers[i]
+            h.g = s.g
+            h.ev = s.ev
+            h.stop = 0
+            h.nodes = 0
+            h.seldepth = 0
+            h.node_limit = 0
+            h.deadline = 0
+            h.king_draw_plies = s.king_draw_plies
+            memcpy(h.end_plies, s.end_plies, sizeof(s.end_plies))
+            h.tt_gen = s.tt_gen
+            h.base = s.base
+            memcpy(h.keys, s.keys, (s.base + 1) * sizeof(uint64_t))
+            memset(h.killers, 0, sizeof(h.killers))
+            h.root_n = n
+            h.root_best = -1
+            for j in range(n):
+                h.root_skip[j] = 0
+                h.root_score[j] = 0
+        return n
+
+    def root_moves(self):
+        """The legal moves at the root, in the order the search indexes them."""
+        cdef int overflow = 0
+        cdef int n = gen_moves(self.s.g, &self._root, _SCRATCH, 0, &overflow)
+        return [_move_from_c(self.s.g, &_SCRATCH[i]) for i in range(n)]
+
+    def set_skip(self, skipped):
+        """Leaves the root moves with these indices out of the search (multi-PV)."""
+        cdef int i, j
+        for i in range(self.s.root_n):
+            self.s.root_skip[i] = 0
+        for i in skipped:
+            self.s.root_skip[i] = 1
+        for j in range(self.nhelpers):
+            memcpy(self.helpers[j].root_skip, self.s.root_skip, sizeof(self.s.root_skip))
+
+    def set_limits(self, uint64_t nodes=0, double deadline=0.0):
+        """Stops the search after ``nodes`` nodes (all threads together) or at
+        monotonic time ``deadline`` (0: none)."""
+        self.s.node_limit = nodes
+        self.s.deadline = deadline
+
+    def search(self, int depth, int alpha=-INF, int beta=INF):
+        """One iteration: a principal variation search of the root to ``depth``.
+
+        Returns ``(score, best_index, pv, stopped)``; the GIL is released meanwhile."""
+        cdef Searcher* s = self.s
+        cdef int score
+        cdef Pos root = self._root
+        cdef uint64_t key = s.keys[s.base]
+        cdef int rev = self._rev, ecls = self._ecls, eply = self._eply
+        if s.root_n == 0:
+            return (-MATE, -1, [], False)
+        with nogil:
+            score = pvs(s, &root, key, alpha, beta, depth, 0, rev, ecls, eply, 1)
+        pv = [_move_from_c(s.g, &s.pv[0][i]) for i in range(s.pvlen[0])]
+        return (score, s.root_best, pv, s.stop != 0)
+
+    def run_helper(self, int index, int max_depth):
+        """Runs helper ``index`` (from 0) until :meth:`stop_helpers` or
+        ``max_depth``; call it from its own thread (the GIL is released)."""
+        cdef Searcher* h
+        cdef Pos root = self._root
+        cdef uint64_t key = self.s.keys[self.s.base]
+        cdef int rev = self._rev, ecls = self._ecls, eply = self._eply
+        cdef int first = 1 + (index & 1)
+        if not 0 <= index < self.nhelpers:
+            raise ValueError("no such helper")
+        h = self.helpers[index]
+        if self.s.root_n == 0:
+            return
+        self.s.nhelpers = self.nhelpers
+        with nogil:
+            helper_iterate(h, &root, key, rev, ecls, eply, first, max_depth)
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched by every thread."""
+        cdef uint64_t total = self.s.nodes
+        cdef int i
+        for i in range(self.nhelpers):
+            total += self.helpers[i].nodes
+        return total
+
+    @property
+    def seldepth(self) -> int:
+        return self.s.seldepth
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the last search was stopped (by a limit or :meth:`stop`)."""
+        return self.s.stop != 0
+
+    @property
+    def end_class(self) -> int:
+        """The root's class of material for the endgame move-count rules: 0 none,
+        1 the five-move rule, 2 the sixteen-move rule, 3 + 4 * pieces the Russian
+        three-kings rule (see ``end_class``)."""
+        return self._ecls
+
+
+def evaluate_position(CoreBoard board) -> int:
+    """The static evaluation of ``board`` from the side to move's point of view."""
+    return evaluate(&EVAL[board._g.variant], board._g, &board._pos)
+
+
+def eval_scale_divisor(CoreBoard board) -> int:
+    """What the weighted feature sum of ``board`` is divided by (1, or 16 in a
+    drawish lone-king ending; the tempo bonus is added after)."""
+    return eval_divisor(board._g, &board._pos)
+
+
+def eval_feature_vector(CoreBoard board):
+    """``(terms, pst)``: the evaluation's features, White minus Black (for tuning)."""
+    cdef int f[NTERMS]
+    cdef int pst[NPST]
+    eval_features(board._g, &board._pos, f, pst)
+    return [f[i] for i in range(NTERMS)], [pst[i] for i in range(board._g.nsq)]
+
+
+cdef void _fill_params(EvalParams* e, int variant_index, terms, pst, int tempo) except *:
+    cdef int i
+    if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
+        raise ValueError(f"unknown variant index {variant_index}")
+    terms = list(terms)
+    pst = list(pst)
+    if len(terms) != NTERMS:
+        raise ValueError(f"expected {NTERMS} term weights, got {len(terms)}")
+    if len(pst) != GEOS[variant_index].nsq:
+        raise ValueError(f"expected {GEOS[variant_index].nsq} square weights, got {len(pst)}")
+    memset(e, 0, sizeof(EvalParams))
+    for i in range(NTERMS):
+        e.term[i] = int(terms[i])
+    for i in range(len(pst)):
+        e.pst[i] = int(pst[i])
+    e.tempo = tempo
+
+
+def set_eval_params(int variant_index, terms, pst, int tempo=0):
+    """Loads evaluation weights for a variant (see ``EVAL_TERM_NAMES``)."""
+    cdef EvalParams e
+    _fill_params(&e, variant_index, terms, pst, tempo)
+    EVAL[variant_index] = e
+
+
+MATE_SCORE = MATE
+MATE_THRESHOLD = MATE_BOUND
+
+
+# A module function rather than a SearchCore method: as a method, it moved the
+# compiled search code enough to cost 2-6% of the nodes per second (measured with
+# benchmarks/search.py and fixed-depth searches); here it costs nothing.
+def set_root_first(SearchCore core, int index):
+    """Makes root move ``index`` the first one ``core``'s next search tries, unless
+    that search leaves it out (:meth:`SearchCore.set_skip`). Multi-PV searches the
+    lines depth by depth: each line starts with its best move of the previous depth."""
+    if 0 <= index < core.s.root_n and not core.s.root_skip[index]:
+        core.s.root_best = index

@@ -1,0 +1,68 @@
+# Included by _core.pyx (after _eval.pxi): the transposition table, its entries
+# and their packing, and the aligned (huge-page) allocation of the table.
+
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #include <string.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    static inline void dm_prefetch(const void* p) { __builtin_prefetch(p); }
+    /* A zeroed block aligned to 2 MiB, with transparent huge pages asked for on
+       Linux: the transposition table is probed at random, so TLB misses matter. */
+    static void* dm_alloc_table(size_t bytes) {
+        void* p = NULL;
+        size_t align = 2u << 20;
+        size_t rounded = (bytes + align - 1) / align * align;
+        if (posix_memalign(&p, align, rounded) != 0) return NULL;
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(p, rounded, MADV_HUGEPAGE);
+    #endif
+        memset(p, 0, bytes);
+        return p;
+    }
+    """
+    void prefetch "dm_prefetch"(const void* p) nogil
+    void* alloc_table "dm_alloc_table"(size_t bytes) nogil
+
+# ---------------------------------------------------------------------------
+# Transposition table
+# ---------------------------------------------------------------------------
+
+# A transposition-table entry is two 64-bit words: the packed data, and the key
+# XOR the data. Threads of the lazy SMP search write entries without locks; an
+# entry torn by two writers fails the key check and reads as a miss.
+ctypedef struct TTEntry:
+    uint64_t lock            # key ^ data
+    uint64_t data            # score:16 | depth:8 | flag:8 | move:8 | gen:8
+
+DEF TT_UPPER = 1
+DEF TT_LOWER = 2
+DEF TT_EXACT = 3
+
+
+cdef inline uint64_t tt_pack(int score, int depth, int flag, int move, int gen) noexcept nogil:
+    return ((<uint64_t>(<uint16_t>score)) | ((<uint64_t>(<uint8_t>depth)) << 16)
+            | ((<uint64_t>flag) << 24) | ((<uint64_t>move) << 32) | ((<uint64_t>gen) << 40))
+
+
+cdef inline int tt_score(uint64_t d) noexcept nogil:
+    return <int16_t>(d & 0xFFFF)
+
+
+cdef inline int tt_depth(uint64_t d) noexcept nogil:
+    return <int8_t>((d >> 16) & 0xFF)
+
+
+cdef inline int tt_flag(uint64_t d) noexcept nogil:
+    return <int>((d >> 24) & 0xFF)
+
+
+cdef inline int tt_move_of(uint64_t d) noexcept nogil:
+    return <int>((d >> 32) & 0xFF)
+
+
+cdef inline int tt_gen_of(uint64_t d) noexcept nogil:
+    return <int>((d >> 40) & 0xFF)
+
