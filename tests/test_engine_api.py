@@ -490,3 +490,39 @@ def test_hub_engine_stop_ends_its_analysis(hub_engine: HubEngine) -> None:
     analysis.get(timeout=WAIT)
     hub_engine.stop()
     assert analysis.wait(timeout=2.0).move in Board().legal_moves
+
+
+def test_async_engine_plays_analyses_and_streams_without_blocking_the_loop():
+    import asyncio
+
+    from damier.engine import AsyncEngine
+
+    async def main():
+        engine = AsyncEngine(Engine(hash_mb=4))
+        board = Board()
+        ticks = 0
+
+        async def ticker():
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        tick_task = asyncio.create_task(ticker())
+        played = await engine.play(board, Limit(time=0.3))
+        assert played.move in board.legal_moves
+        assert ticks >= 10          # the loop ran while the engine thought
+        infos = await engine.analyse(board, Limit(depth=5), multipv=2)
+        assert len(infos) == 2 and {i["depth"] for i in infos} == {5}
+        seen = []
+        async with engine.analysis(board) as analysis:   # no limit: until stopped
+            async for info in analysis:
+                seen.append(info.get("depth", 0))
+                if info.get("depth", 0) >= 6:
+                    analysis.stop()
+        result = await asyncio.wait_for(analysis.wait(), 10)
+        tick_task.cancel()
+        return seen, result
+
+    seen, result = asyncio.run(main())
+    assert max(seen) >= 6 and result.move in Board().legal_moves

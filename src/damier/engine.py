@@ -34,6 +34,7 @@ the background. :class:`damier.hub.HubEngine` answers with the same types.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import numbers
@@ -56,7 +57,8 @@ from damier.piece import Color
 from damier.score import Cm, Loss, PovScore, Score, Win
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant
 
-__all__ = ["Engine", "Clock", "Limit", "PlayResult", "InfoDict", "AnalysisResult",
+__all__ = ["Engine", "AsyncEngine", "AsyncAnalysis", "Clock", "Limit", "PlayResult", "InfoDict",
+           "AnalysisResult",
            "AnalysisComplete", "Score", "Cm", "Win", "Loss", "PovScore",
            "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
            "format_score", "check_limits", "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO",
@@ -1052,3 +1054,101 @@ def variants_with_weights() -> Iterable[str]:
     """Variants whose evaluation weights ship with damier."""
     return [v.name for v in VARIANTS.values() if v.eval_weights_file is not None
             and resources.files("damier").joinpath("data", v.eval_weights_file).is_file()]
+
+
+# -- the asyncio flavour ------------------------------------------------------------------
+
+
+class AsyncAnalysis:
+    """An :class:`AnalysisResult` for asyncio code: ``async for info in analysis``,
+    ``await analysis.wait()``; :meth:`stop` is immediate (and latched)."""
+
+    def __init__(self, handle: AnalysisResult) -> None:
+        self.handle = handle
+
+    @property
+    def info(self) -> InfoDict:
+        return self.handle.info
+
+    @property
+    def multipv(self) -> list[InfoDict]:
+        return self.handle.multipv
+
+    def stop(self) -> None:
+        self.handle.stop()
+
+    async def wait(self) -> PlayResult:
+        return await asyncio.get_running_loop().run_in_executor(None, self.handle.wait)
+
+    def __aiter__(self) -> "AsyncAnalysis":
+        return self
+
+    async def __anext__(self) -> InfoDict:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                return self.handle.get(timeout=0)
+            except AnalysisComplete:
+                raise StopAsyncIteration from None
+            except TimeoutError:
+                # nothing yet: wait in a worker thread, a little at a time, so that a
+                # cancelled task does not leave a thread blocked for long
+                try:
+                    return await loop.run_in_executor(None, self.handle.get, 0.1)
+                except TimeoutError:
+                    continue
+                except AnalysisComplete:
+                    raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> "AsyncAnalysis":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.stop()
+        try:
+            await self.wait()
+        except Exception:  # the search's own error was the caller's to see
+            pass
+
+
+class AsyncEngine:
+    """The engine API for asyncio code, as python-chess's ``chess.engine`` protocol:
+    ``await engine.play(board, limit)``, ``await engine.analyse(...)`` and
+    ``async with engine.analysis(...) as analysis: async for info in analysis``.
+    The searches run in worker threads (the engine releases the GIL), so the event
+    loop goes on meanwhile. It wraps an :class:`Engine` or a
+    :class:`damier.hub.HubEngine`.
+
+    >>> import asyncio, damier
+    >>> async def main() -> bool:
+    ...     engine = AsyncEngine(Engine(hash_mb=1))
+    ...     result = await engine.play(damier.Board(), Limit(depth=4))
+    ...     async with engine.analysis(damier.Board(), Limit(depth=3)) as analysis:
+    ...         depths = [info.get("depth") async for info in analysis]
+    ...     return result.move in damier.Board().legal_moves and depths[-1] == 3
+    >>> asyncio.run(main())
+    True
+    """
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    async def play(self, board: Board, limit: Limit) -> PlayResult:
+        copy = board.copy()
+        result: PlayResult = await asyncio.get_running_loop().run_in_executor(
+            None, lambda: self.engine.play(copy, limit))
+        return result
+
+    async def analyse(self, board: Board, limit: Limit,
+                      multipv: int | None = None) -> InfoDict | list[InfoDict]:
+        copy = board.copy()
+        result: InfoDict | list[InfoDict] = await asyncio.get_running_loop().run_in_executor(
+            None, lambda: self.engine.analyse(copy, limit, multipv))
+        return result
+
+    def analysis(self, board: Board, limit: Limit | None = None,
+                 multipv: int | None = None) -> AsyncAnalysis:
+        return AsyncAnalysis(self.engine.analysis(board.copy(), limit, multipv))
+
+    def stop(self) -> None:
+        self.engine.stop()
