@@ -740,9 +740,13 @@ def test_live_analysis_draws_arrows_and_a_readable_evaluation(page, server, shot
         "() => document.querySelectorAll('#board polyline.hint-arrow.analysis').length === 3",
         timeout=20000)
     assert page.locator("#board polyline.hint-arrow.analysis.best-line").count() == 1
-    best = page.locator("#board polyline.best-line")
-    first_line = page.inner_text("#analysis-lines li:first-child")
-    assert f"{best.get_attribute('data-from')}-{best.get_attribute('data-to')}" in first_line
+    # read the arrow and the first line together: a deeper result may replace both at any time
+    arrow, first_line = page.evaluate("""() => {
+        const best = document.querySelector('#board polyline.best-line');
+        const line = document.querySelector('#analysis-lines li:first-child');
+        return [`${best.dataset.from}-${best.dataset.to}`, line.innerText];
+    }""")
+    assert arrow in first_line, (arrow, first_line)
     number = page.inner_text("#eval-number")
     assert re.fullmatch(r"[+−]\d+\.\d\d|(White|Black) wins( in \d+)?", number), number
     page.screenshot(path=str(shots / "web-analysis-arrows.png"))
