@@ -111,6 +111,7 @@ from damier.engine import INFINITE_DEPTH, MAX_NODES, Clock, check_limits
 from damier.openings import is_fen, load_openings, opening_board
 from damier.pdn import Game, GameNode, result_for_variant, write_game
 from damier.piece import WHITE
+from damier.progress import ProgressBar
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = [
@@ -992,38 +993,18 @@ def _check_move(board: Board, reply: Any) -> tuple[Move | None, str]:
 
 
 class _Progress:
+    """The match's progress: the running score beside a :class:`ProgressBar`, or a line
+    per game."""
+
     def __init__(self, total: int, stream: TextIO, name_a: str, name_b: str,
                  enabled: bool) -> None:
         self.total = total
-        self.stream = stream
         self.name_a = name_a
         self.enabled = enabled
-        self.rich: Any = None
-        self.task: Any = None
         self.done = 0
         self.points = 0.0
-        if not enabled:
-            return
-        isatty = getattr(stream, "isatty", lambda: False)
-        try:
-            tty = bool(isatty())
-        except (ValueError, OSError):
-            tty = False
-        if tty:
-            try:
-                from rich.console import Console
-                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                           TimeElapsedColumn, TimeRemainingColumn)
-            except ImportError:
-                pass
-            else:
-                self.rich = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                     MofNCompleteColumn(), TimeElapsedColumn(),
-                                     TextColumn("eta"), TimeRemainingColumn(),
-                                     TextColumn("{task.fields[score]}"),
-                                     console=Console(file=stream), transient=False)
-                self.task = self.rich.add_task(f"{name_a} vs {name_b}", total=total, score="")
-                self.rich.start()
+        self.bar = ProgressBar(f"{name_a} vs {name_b}", total=total, stream=stream,
+                               enabled=enabled)
 
     def game_done(self, record: MatchGame) -> None:
         if not self.enabled:
@@ -1032,29 +1013,18 @@ class _Progress:
         self.points += record.score_a
         pct = 100 * self.points / self.done
         score = f"{self.name_a} {self.points:g}/{self.done} ({pct:.1f}%)"
-        if self.rich is not None:
-            self.rich.update(self.task, advance=1, score=score)
-            return
         result = {"1-0": "1-0", "0-1": "0-1"}.get(record.result, "1/2")
         width = len(str(self.total))
-        self.stream.write(f"[{self.done:>{width}}/{self.total}] {record.round:>6}  "
-                          f"{record.white} - {record.black}  {result}  ({record.reason}, "
-                          f"{record.plies} plies)   {score}\n")
-        self.stream.flush()
+        self.bar.update(score, advance=1, line=(
+            f"[{self.done:>{width}}/{self.total}] {record.round:>6}  "
+            f"{record.white} - {record.black}  {result}  ({record.reason}, "
+            f"{record.plies} plies)   {score}"))
 
     def message(self, text: str) -> None:
-        if not self.enabled:
-            return
-        if self.rich is not None:
-            self.rich.console.print(text, markup=False, highlight=False)
-        else:
-            self.stream.write(text + "\n")
-            self.stream.flush()
+        self.bar.message(text)
 
     def close(self) -> None:
-        if self.rich is not None:
-            self.rich.stop()
-            self.rich = None
+        self.bar.close()
 
 
 # -- the match --------------------------------------------------------------------------------

@@ -108,6 +108,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TextIO, Union
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
 from damier.piece import WHITE
+from damier.progress import ProgressBar
 from damier.variants import Variant, get_variant
 
 if TYPE_CHECKING:
@@ -1044,58 +1045,6 @@ def _engine_version() -> dict[str, Any]:
             "compiled_core": core.name, "compiled_core_sha256": digest}
 
 
-class _Bar:
-    """A rich progress bar on a terminal, else a line per game."""
-
-    def __init__(self, total: int, done: int, stream: TextIO, enabled: bool) -> None:
-        self.stream = stream
-        self.enabled = enabled
-        self.rich: Any = None
-        self.task: Any = None
-        if not enabled:
-            return
-        try:
-            tty = bool(stream.isatty())
-        except (ValueError, OSError, AttributeError):
-            tty = False
-        if tty:
-            try:
-                from rich.console import Console
-                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                           TimeElapsedColumn, TimeRemainingColumn)
-            except ImportError:
-                return
-            self.rich = Progress(TextColumn("[bold]mining"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 TextColumn("{task.fields[note]}"),
-                                 console=Console(file=stream), transient=False)
-            self.task = self.rich.add_task("mining", total=total, completed=done, note="")
-            self.rich.start()
-
-    def update(self, note: str, *, advance: int = 0, line: str | None = None) -> None:
-        if not self.enabled:
-            return
-        if self.rich is not None:
-            self.rich.update(self.task, advance=advance, note=note)
-        elif line is not None:
-            self.stream.write(line + "\n")
-            self.stream.flush()
-
-    def message(self, text: str, *, always: bool = False) -> None:
-        if not self.enabled and not always:
-            return
-        if self.rich is not None:
-            self.rich.console.print(text, markup=False, highlight=False)
-        else:
-            self.stream.write(text + "\n")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.rich is not None:
-            self.rich.stop()
-            self.rich = None
-
-
 def _summary(puzzles: Sequence[Puzzle]) -> dict[str, Any]:
     ratings = sorted(p.rating for p in puzzles)
     gains = Counter(str(p.gain) for p in puzzles)
@@ -1174,7 +1123,8 @@ def run_mining(*, variant: str, games: int, out: str | os.PathLike[str], seed: i
     todo = [g for g in range(1, games + 1) if g not in done]
     this_run = MiningStats()
     engine = Engine(hash_mb=16)
-    bar = _Bar(games, games - len(todo), stream, progress)
+    bar = ProgressBar("mining", total=games, done=games - len(todo), stream=stream,
+                      enabled=progress)
     if not todo:
         write_out()
     # this run's session line goes in with its first game done
@@ -1329,7 +1279,8 @@ def _mine_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _verify_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     puzzles, _ = read_puzzles(args.file)
-    bar = _Bar(len(puzzles), 0, err, not args.no_progress)
+    bar = ProgressBar("verifying", total=len(puzzles), stream=err,
+                      enabled=not args.no_progress)
     failed = 0
     start = time.monotonic()
     try:
