@@ -1,4 +1,4 @@
-"""Playing strength: damier against dame (dame-rs) and against its own levels.
+"""Playing strength: damier against dame (dame-rs), its baseline and its own levels.
 
 Run by hand from the repository root (takes a while: about 10 s per game at
 0.1 s per move, divided by --concurrency):
@@ -6,11 +6,17 @@ Run by hand from the repository root (takes a while: about 10 s per game at
     PYTHONPATH=src python benchmarks/strength.py                      # everything, 200 games each
     PYTHONPATH=src python benchmarks/strength.py --games 40 --concurrency 2
     PYTHONPATH=src python benchmarks/strength.py --only dame --pdn-dir games/
+    sh benchmarks/make_baseline.sh                                    # once: the baseline
+    PYTHONPATH=src python benchmarks/strength.py --only baseline --games 2000 --sprt 0 10
 
 Matches (engine A first; the score and Elo are A's):
 
 * ``dame``:    damier (full strength) vs ``hub:dame hub`` (dame-rs's Hub engine;
   ``pip install dame-rs==0.2.0``, skipped when ``dame`` is not on PATH);
+* ``baseline``: damier (this tree) vs damier as of the git tag ``issue10-start``,
+  run as a Hub engine from its own virtual environment
+  (``hub:.baseline/venv/bin/damier hub``; ``--baseline PATH`` for another build;
+  skipped when it is missing: ``sh benchmarks/make_baseline.sh`` builds it);
 * ``level1``, ``level5``, ``level10``: damier at that level vs damier at full
   strength (level 10 against itself is the control: its Elo should be near 0);
 * ``level1v5``, ``level5v8``: weaker level vs stronger level (the ladder).
@@ -20,6 +26,11 @@ in game pairs, at ``--movetime`` seconds per move, through
 :func:`damier.match.run_match`; the Elo interval is the 95% pentanomial one
 (trinomial when a match was cut short; see ``damier.match``). ``--json OUT``
 writes every figure.
+
+``--sprt ELO0 ELO1`` (with ``--alpha``, ``--beta``) runs each match as a sequential
+test on game pairs (:class:`damier.sprt.SPRT`): it stops as soon as the test accepts
+H0 (A at most ELO0 Elo stronger) or H1 (ELO1), and ``--games`` is the most games
+(even). This is how an engine change is accepted: ``--only baseline --sprt 0 10``.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import shutil
 import time
 from pathlib import Path
@@ -35,8 +47,13 @@ from typing import Any
 from _common import import_damier
 
 
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BASELINE = ".baseline/venv/bin/damier"
+BASELINE = "baseline"  # engine B of the baseline match: the --baseline command, as a Hub engine
+
 MATCHES = {
     "dame": ("damier", "hub:dame hub"),
+    "baseline": ("damier", BASELINE),
     "level1": ("damier:level=1", "damier"),
     "level5": ("damier:level=5", "damier"),
     "level10": ("damier:level=10,name=damier level 10", "damier"),
@@ -59,12 +76,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261121, help="opening order and engine seed")
     parser.add_argument("--pdn-dir", help="write each match's games to DIR/<match>.pdn")
     parser.add_argument("--json", help="write the results to this JSON file")
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE, metavar="PATH",
+                        help="the baseline's damier command, run as 'PATH hub' (default "
+                        f"{DEFAULT_BASELINE}, relative to the repository root; built by "
+                        "benchmarks/make_baseline.sh)")
+    parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
+                        help="stop each match once a sequential test accepts ELO0 or ELO1 "
+                        "(--games is then the maximum, even)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="--sprt: alpha (0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="--sprt: beta (0.05)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
     import_damier()
     from damier.match import format_elo  # noqa: PLC0415
     from damier.match import run_match  # noqa: PLC0415
+    from damier.sprt import SPRT  # noqa: PLC0415
 
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in names if n not in MATCHES]
@@ -72,6 +99,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown match {', '.join(unknown)}; choose from {', '.join(MATCHES)}")
     if args.games < 1 or args.concurrency < 1 or not args.movetime > 0:
         parser.error("--games and --concurrency must be at least 1, --movetime positive")
+    if args.sprt is not None:
+        if args.games % 2:
+            parser.error(f"--sprt counts game pairs: --games must be even, got {args.games}")
+        try:
+            SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+        except ValueError as err:
+            parser.error(f"--sprt: {err}")
+    baseline = Path(args.baseline)
+    if not baseline.is_absolute() and not baseline.exists():
+        baseline = ROOT / baseline
     if args.pdn_dir:
         Path(args.pdn_dir).mkdir(parents=True, exist_ok=True)
 
@@ -84,13 +121,22 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{name}] SKIP: 'dame' is not on PATH (pip install dame-rs==0.2.0)")
             rows.append({"match": name, "skipped": "dame not installed"})
             continue
-        print(f"[{name}] {a} vs {b}: {args.games} games at {args.movetime:g} s/move, "
-              f"concurrency {args.concurrency}", flush=True)
+        if b == BASELINE:
+            if not (baseline.is_file() and baseline.stat().st_mode & 0o111):
+                print(f"[{name}] SKIP: no baseline engine at {baseline} (build it with "
+                      "'sh benchmarks/make_baseline.sh', or give --baseline PATH)")
+                rows.append({"match": name, "skipped": f"no baseline at {baseline}"})
+                continue
+            b = "hub:" + shlex.join([str(baseline), "hub"])
+        sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
+        print(f"[{name}] {a} vs {b}: {'at most ' if sprt else ''}{args.games} games at "
+              f"{args.movetime:g} s/move, concurrency {args.concurrency}"
+              + (f", SPRT [{args.sprt[0]:g}, {args.sprt[1]:g}]" if sprt else ""), flush=True)
         start = time.monotonic()
         pdn = str(Path(args.pdn_dir) / f"{name}.pdn") if args.pdn_dir else None
         result = run_match(a, b, games=args.games, movetime=args.movetime,
                            concurrency=args.concurrency, pdn_path=pdn, seed=args.seed,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress, sprt=sprt)
         seconds = time.monotonic() - start
         print(result.summary(), flush=True)
         lo, hi = result.elo_interval
@@ -99,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
                      "losses": result.losses, "score": result.score, "elo": result.elo,
                      "elo_low": lo, "elo_high": hi, "interval_model": result.interval_model,
                      "pentanomial": result.pentanomial, "seconds": round(seconds, 1),
-                     "interrupted": result.interrupted, "errors": result.errors})
+                     "interrupted": result.interrupted, "errors": result.errors,
+                     "sprt": (dict(sprt.to_dict(), llr=sprt.llr, bounds=sprt.bounds,
+                                   decision=result.sprt_decision) if sprt else None)})
         if result.interrupted:
             interrupted = True
             break
@@ -117,6 +165,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{format_elo(row['elo'], 0):>6}  "
               f"[{format_elo(row['elo_low'], 0)}, {format_elo(row['elo_high'], 0)}] "
               f"({row['interval_model']})")
+        if row["pentanomial"] is not None:
+            print(f"{'':<9} pairs [LL, LD, DD+WL, WD, WW] {list(row['pentanomial'])}")
+        if row["sprt"] is not None:
+            test = row["sprt"]
+            lower, upper = test["bounds"]
+            print(f"{'':<9} SPRT [{test['elo0']:g}, {test['elo1']:g}]: LLR {test['llr']:.2f} "
+                  f"({lower:.2f}, {upper:.2f}), "
+                  + (f"{test['decision']} accepted" if test["decision"] else "no decision"))
     print(f"total {time.monotonic() - began:.0f} s" + (" (interrupted)" if interrupted else ""))
     if args.json:
         def clean(value: Any) -> Any:

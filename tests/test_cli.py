@@ -36,8 +36,8 @@ def test_serve_help_names_its_safety_options_and_needs_no_extra():
     assert re.search(r"default 127\.0\.0\.1", text)
 
 
-def test_tuning_and_openings_are_reachable_from_damier():
-    for name, words in (("tuning", "selfplay"), ("openings", "--generate")):
+def test_train_and_openings_are_reachable_from_damier():
+    for name, words in (("train", "selfplay"), ("openings", "--generate")):
         r = run(name, "--help")
         assert r.returncode == 0 and words in r.stdout, (name, r.stdout[:300], r.stderr[:300])
     r = run("openings", "--check", "/no/such/file.pdn")

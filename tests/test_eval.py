@@ -1,15 +1,21 @@
-"""The evaluation: the fast evaluation equals the weighted sum of the features the
-tuning tool fits, and its weight files are complete."""
+"""The evaluation: the compiled pattern evaluation equals the sum its trace lists,
+is colour-symmetric, and its weight files round-trip and refuse what does not fit."""
 
+import io
 import json
 import random
+import struct
+from array import array
 from importlib import resources
 
 import pytest
 
 import damier
-from damier._core import EVAL_TERM_NAMES, eval_feature_vector, evaluate_from_features
-from damier.engine import evaluate, load_eval_weights
+from damier._core import EVAL_TERM_NAMES, EvalWeights, eval_layout, eval_trace, set_eval_weights
+from damier._core import evaluate_position as evaluate
+from damier.engine import Engine, Limit, load_eval_weights
+from damier.evalfile import FORMAT_VERSION, Weights, WeightsFileError
+from damier.piece import WHITE
 from damier.variants import VARIANTS
 
 
@@ -27,33 +33,155 @@ def random_boards(variant: str, count: int, seed: int) -> list[damier.Board]:
     return boards
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
-def test_fast_evaluation_equals_feature_sum(variant: str) -> None:
-    for board in random_boards(variant, 300, seed=5):
-        assert evaluate(board) == evaluate_from_features(board), board.fen()
+def random_weights(variant: str, seed: int) -> Weights:
+    rng = random.Random(seed)
+    n = 2 * eval_layout(VARIANTS[variant].index)["features"]
+    return Weights(VARIANTS[variant], array("h", (rng.randint(-3000, 3000) for _ in range(n))))
+
+
+def traced_score(board: damier.Board, vector: array) -> int:
+    """The evaluation as eval_trace's documentation defines it, in Python."""
+    feats, counts, phase, shift = eval_trace(board)
+    so = sum(c * vector[2 * f] for f, c in zip(feats, counts))
+    se = sum(c * vector[2 * f + 1] for f, c in zip(feats, counts))
+    sign = 1 if board.turn == WHITE else -1
+    return ((sign * (so * phase + se * (256 - phase))) >> 11) >> shift
+
+
+@pytest.fixture
+def restore_weights():
+    yield
+    for variant in VARIANTS.values():
+        load_eval_weights(variant)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_weight_files_name_every_term_and_square(variant: str) -> None:
-    data = json.loads(resources.files("damier").joinpath(
-        "data", f"eval_{variant}.json").read_text())
-    assert set(data["terms"]) == set(EVAL_TERM_NAMES)
-    assert len(data["squares"]) == VARIANTS[variant].squares
-    load_eval_weights(VARIANTS[variant])
+def test_evaluation_equals_its_trace_sum(variant: str, restore_weights: None) -> None:
+    """With random weights (so that every feature matters), on random positions."""
+    for seed in (1, 2):
+        weights = random_weights(variant, seed)
+        set_eval_weights(weights.to_core())
+        for board in random_boards(variant, 150, seed=seed + 10):
+            assert evaluate(board) == traced_score(board, weights.vector), board.fen()
 
 
-def test_evaluation_is_symmetric() -> None:
-    """The colour-flipped position (rotated board, other side to move) scores the same."""
-    for board in random_boards("international", 200, seed=9):
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_evaluation_is_colour_symmetric(variant: str, restore_weights: None) -> None:
+    """The position turned half a turn with the colours swapped (and the other
+    side to move) scores the same for the side to move, whatever the weights."""
+    weights = random_weights(variant, 7)
+    set_eval_weights(weights.to_core())
+    for board in random_boards(variant, 200, seed=9):
         n = board.variant.squares
         flipped = {n + 1 - s: damier.Piece(not p.color, p.king) for s, p in board.piece_map().items()}
-        other = damier.Board(variant="international")
+        other = damier.Board(variant=variant)
         other.set_piece_map(flipped, turn=not board.turn)
         assert evaluate(board) == evaluate(other), board.fen()
 
 
-def test_material_features_count_pieces() -> None:
+def test_trace_counts_men_and_kings() -> None:
     board = damier.Board("W:W31,32,K40:B5,K10,K11")
-    terms, pst = eval_feature_vector(board)
+    feats, counts, phase, shift = eval_trace(board)
+    terms = dict(zip(feats, counts))
     assert terms[EVAL_TERM_NAMES.index("man")] == 2 - 1
-    assert sum(pst) == 2 - 1
+    assert terms[EVAL_TERM_NAMES.index("king")] == 1 - 2
+    assert phase == 3 * 256 // 40 and shift == 0
+    # One White-view and one Black-view pattern feature per table, and the side to move.
+    layout = eval_layout(board.variant.index)
+    assert counts.count(1) - (1 if terms.get(layout["features"] - 1) == 1 else 0) >= layout["patterns"]
+    assert feats[-1] == layout["features"] - 1 and counts[-1] == 1
+
+
+def test_pattern_of_a_single_man_is_its_area_state() -> None:
+    """Table 0's area holds squares 1, 2, 6, 7, 11, 12, 16, 17 (White's view):
+    a White man on 6 is digit 1 (own man) in the third place, state 9."""
+    board = damier.Board("W:W6:B45")
+    feats, counts, _, _ = eval_trace(board)
+    layout = eval_layout(board.variant.index)
+    assert layout["areas"][0][0] == 1
+    nterms = len(layout["terms"])
+    assert [f for f, c in zip(feats, counts) if c == 1 and nterms <= f < nterms + 6561] == [nterms + 9]
+    # Black's man on 45 seen by Black in the turned area of table 0 (lowest square 34):
+    # 45 is the turned square 6, so Black's view is the same state, subtracted.
+    assert [f for f, c in zip(feats, counts) if c == -1 and nterms <= f < nterms + 6561] == [nterms + 9]
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_shipped_weights_load_and_keep_the_square_table(variant: str) -> None:
+    """The shipped weights came from the linear evaluation's square table (the
+    manifest keeps it): the pattern weights must add up to that table."""
+    v = VARIANTS[variant]
+    weights = load_eval_weights(v)
+    manifest = json.loads(resources.files("damier").joinpath(
+        "data", f"eval_{variant}.manifest.json").read_text())
+    if "linear_weights" not in manifest:
+        pytest.skip("trained weights: no square table to compare with")
+    squares = manifest["linear_weights"]["squares"]
+    layout = eval_layout(v.index)
+    lo, hi = len(layout["terms"]), len(layout["terms"]) + layout["patterns"] * 6561
+    for board in random_boards(variant, 100, seed=3):
+        feats, counts, _, _ = eval_trace(board)
+        pattern = sum(c * weights.vector[2 * f] for f, c in zip(feats, counts) if lo <= f < hi)
+        table = sum((8 * squares[s - 1] if p.color == WHITE else -8 * squares[v.squares - s])
+                    for s, p in board.piece_map().items() if not p.king)
+        # Each area's weight is rounded once: at most half a unit per area scored.
+        assert abs(pattern - table) <= layout["patterns"], board.fen()
+
+
+def test_weights_file_round_trips(tmp_path) -> None:
+    weights = random_weights("international", 3)
+    path = tmp_path / "w.bin"
+    weights.write(path)
+    again = Weights.read(path, variant="international")
+    assert again == weights
+    assert again.to_core().to_bytes() == weights.vector.tobytes()
+    raw = path.read_bytes()
+    assert raw[:8] == b"DAMIEREV"
+    assert struct.unpack_from("<H", raw, 8)[0] == FORMAT_VERSION
+
+
+def _corrupt(data: bytes, offset: int, new: bytes) -> bytes:
+    return data[:offset] + new + data[offset + len(new):]
+
+
+def test_weights_file_refuses_what_does_not_fit(tmp_path) -> None:
+    data = Weights.material("international").to_bytes()
+    with pytest.raises(WeightsFileError, match="for international draughts, not english"):
+        Weights.from_bytes(data, variant="english")
+    with pytest.raises(WeightsFileError, match="format version 2"):
+        Weights.from_bytes(_corrupt(data, 8, struct.pack("<H", 2)))
+    with pytest.raises(WeightsFileError, match="bad magic"):
+        Weights.from_bytes(_corrupt(data, 0, b"NOTDAMIE"))
+    with pytest.raises(WeightsFileError, match="another evaluation layout"):
+        Weights.from_bytes(_corrupt(data, 26, bytes(32)))
+    with pytest.raises(WeightsFileError, match="damaged payload"):
+        Weights.from_bytes(_corrupt(data, 68, bytes(32)))
+    with pytest.raises(WeightsFileError, match="truncated"):
+        Weights.from_bytes(data[:-3])
+    with pytest.raises(WeightsFileError, match="too short"):
+        Weights.from_bytes(b"DAMIEREV")
+    with pytest.raises(WeightsFileError, match="unknown variant"):
+        Weights.from_bytes(_corrupt(data, 10, b"xyzzy" + bytes(11)))
+    with pytest.raises(WeightsFileError, match="cannot read weights file"):
+        Weights.read(tmp_path / "missing.bin")
+    with pytest.raises(ValueError, match="expected"):
+        EvalWeights(VARIANTS["international"].index, b"\0" * 10)
+
+
+def test_engine_weights_of_its_own(tmp_path) -> None:
+    """An engine given weights of its own searches with them; others keep the shipped ones."""
+    board = damier.Board()      # after any first move no capture is pending: a quiet leaf
+    material = Weights.material("international")
+    material.set("man", 8 * 100, 8 * 100)
+    lopsided = Weights.material("international")
+    lopsided.set("side", 8 * 500, 8 * 500)    # the side to move gets five men
+    path = tmp_path / "lopsided.bin"
+    lopsided.write(path)
+    own = Engine(weights=path)
+    plain = Engine(weights=material)
+    a = own.analyse(board, Limit(depth=1))["score"].relative.score()
+    b = plain.analyse(board, Limit(depth=1))["score"].relative.score()
+    # Depth 1: White moves and the score is the leaf's, where Black is to move.
+    assert a is not None and b is not None and abs((b - a) - 500) <= 1
+    with pytest.raises(ValueError, match="not a damier weights file"):
+        Engine(weights=io.BytesIO(b"x" * 200))  # type: ignore[arg-type]

@@ -2,7 +2,7 @@
 
 Library modules (rules, boards, notation, PDN, the engine and its protocol client, games,
 puzzles) never import an application module (the terminal game, the web app, the Hub
-server, the match runner, the command line, the tuning tool), not even inside a function.
+server, the match runner, the command line, the training tool), not even inside a function.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "damier"
 
-APPLICATIONS = {"play", "web", "hub_server", "match", "cli", "tuning", "__main__"}
+APPLICATIONS = {"play", "web", "hub_server", "match", "cli", "train", "__main__"}
 LIBRARY = {"board", "moves", "game", "engine", "pdn", "variants", "rules", "outcome", "fen",
            "notation", "svg", "score", "puzzles", "hub", "errors", "piece", "oracle",
-           "openings", "progress"}
+           "openings", "progress", "evalfile", "sprt", "book"}
 
 
 def imported_modules(path: Path) -> set[str]:

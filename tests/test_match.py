@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import _thread
 import io
+import json
 import math
 import os
 import shlex
@@ -26,6 +27,7 @@ from damier.match import (EngineSpecError, EngineStartError, EngineTimeoutError,
                           run_match, trinomial_interval)
 from damier.openings import is_fen, load_openings, opening_board, shipped_openings_path
 from damier.pdn import read_games
+from damier.sprt import SPRT
 
 FAST = "damier:depth=2,hash=1"
 FASTER = "damier:depth=1,hash=1"
@@ -510,3 +512,268 @@ def test_installed_command_plays_damier_against_damier_hub(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "Elo" in proc.stdout + proc.stderr
     assert len(list(read_games(out))) == 2
+
+
+# -- pentanomial report, SPRT, resumable matches -----------------------------------------------
+
+NODES = "damier:nodes=300,hash=1"
+
+
+def independent_pentanomial(records) -> list[int]:
+    """Counts [LL, LD, DD+WL, WD, WW] from the games' results, written out here."""
+    points: dict[int, list[float]] = {}
+    for g in records:
+        a_won = (g.result == "1-0") == g.a_is_white
+        points.setdefault(g.pair, []).append(0.5 if g.result == "1/2-1/2" else float(a_won))
+    counts = [0, 0, 0, 0, 0]
+    for pair in points.values():
+        if len(pair) == 2:
+            counts[int(2 * sum(pair))] += 1
+    return counts
+
+
+def loser(name: str = "loser"):
+    """A fake engine that answers an illegal move at once (and so loses every game)."""
+    return lambda: FakePlayer(name, lambda board: "1-50")
+
+
+def test_summary_and_json_show_the_pentanomial_counts(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    code, stdout, stderr = run(["match", NODES, FASTER, "--games", "6", "--seed", "3",
+                                "--max-plies", "60", "--json", str(report), "--no-progress"])
+    assert code == 0, stderr
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["games"] == 6 and data["wins"] + data["draws"] + data["losses"] == 6
+    counts = data["pentanomial"]
+    assert len(counts) == 5 and sum(counts) == 3
+    assert f"pairs [LL, LD, DD+WL, WD, WW]: {counts} (3 pairs)" in stdout
+    # the pair counts agree with the W/D/L: 2 points per WW pair, 1.5 per WD...
+    assert sum(c * k / 2 for k, c in enumerate(counts)) == data["wins"] + data["draws"] / 2
+    assert "pentanomial Elo" in stdout and "elo" in data["pentanomial_elo"]
+    assert data["sprt"] is None and data["seed"] == 3
+
+
+def test_pentanomial_counts_of_a_match_match_its_games() -> None:
+    result = run_match(NODES, FASTER, games=6, progress=False, seed=8, max_plies=60)
+    assert list(result.pentanomial) == independent_pentanomial(result.games)
+    est = result.pentanomial_elo
+    assert est is not None and est.low <= est.elo <= est.high
+    assert (est.low, est.high) == pytest.approx(result.elo_interval)
+
+
+def test_incomplete_pairs_keep_the_complete_pairs_counts(tmp_path: Path) -> None:
+    result = run_match(FAST, FASTER, games=3, openings=[["32-28", "18-23"]], progress=False,
+                       seed=1, max_plies=30)
+    assert result.interval_model == "trinomial"  # game 3 has no partner
+    assert sum(result.pentanomial) == 1
+    assert list(result.pentanomial) == independent_pentanomial(result.games)
+
+
+def test_sprt_stops_a_match_against_a_losing_engine() -> None:
+    test = SPRT(0, 400)  # s1 = 0.909: every pair won adds about log(0.909 / 0.5) = 0.6
+    result = run_match(FASTER, loser(), games=40, openings=[["32-28", "18-23"]],
+                       progress=False, seed=1, sprt=test)
+    assert result.sprt_decision == "H1" and result.sprt is test
+    assert (result.wins, result.draws, result.losses) == (10, 0, 0)  # 5 pairs: LLR 2.99
+    assert test.counts == (0, 0, 0, 0, 5) and test.llr >= math.log(0.95 / 0.05)
+    assert not result.errors and not result.interrupted and result.scheduled == 40
+    assert "H1 accepted" in result.summary() and "of at most 40 games" in result.summary()
+
+
+def test_sprt_finishes_and_counts_the_games_in_progress() -> None:
+    def slow_loser():
+        def reply(board):
+            time.sleep(0.02)
+            return "1-50"
+        return FakePlayer("slow loser", reply)
+
+    test = SPRT(0, 400)
+    result = run_match(FASTER, slow_loser, games=40, openings=[["32-28", "18-23"]],
+                       progress=False, seed=1, sprt=test, concurrency=3)
+    assert result.sprt_decision == "H1"
+    n = len(result.games)
+    assert 10 <= n <= 14 and n % 2 == 0  # no pair half played; at most 2 pairs in flight
+    assert test.pairs == n // 2 and list(test.counts) == independent_pentanomial(result.games)
+    assert result.wins == n and not result.errors
+
+
+def test_cli_sprt_stops_early_against_a_much_weaker_engine(tmp_path: Path) -> None:
+    report = tmp_path / "sprt.json"
+    code, stdout, stderr = run(["match", "damier:nodes=2000,hash=1", "damier:level=1,hash=1",
+                                "--games", "40", "--sprt", "0", "400", "--seed", "3",
+                                "--json", str(report), "--no-progress"])
+    assert code == 0, stderr
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["sprt"]["decision"] == "H1"
+    assert data["games"] < 40 and data["games"] % 2 == 0 and data["scheduled"] == 40
+    assert data["sprt"]["counts"] == data["pentanomial"]
+    assert data["sprt"]["llr"] >= data["sprt"]["upper"] == pytest.approx(math.log(19))
+    assert "SPRT LLR" in stdout and "H1 accepted" in stdout
+
+
+def test_sprt_needs_game_pairs() -> None:
+    with pytest.raises(ValueError, match="must be even"):
+        run_match(FAST, FAST, games=5, progress=False, sprt=SPRT(0, 5))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--games", "7", "--sprt", "0", "5"], "must be even, got 7"),
+    (["--sprt", "5", "0"], "elo1 must be greater than elo0"),
+    (["--sprt", "0", "5", "--alpha", "0.7"], "alpha must be between 0 and 0.5"),
+    (["--beta", "0.1"], "--alpha and --beta are the error rates of --sprt"),
+])
+def test_cli_sprt_errors(argv: list[str], message: str) -> None:
+    code, stdout, stderr = run(["match", FASTER, FASTER, *argv])
+    assert code == 2 and message in stderr and "Traceback" not in stderr
+
+
+def journal_games(path: Path) -> list[dict]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    items = [json.loads(line) for line in lines]  # every line whole
+    assert items[0]["type"] == "header"
+    return [item for item in items[1:] if item["type"] == "game"]
+
+
+def test_resume_plays_only_the_missing_games(tmp_path: Path) -> None:
+    journal = tmp_path / "m.jsonl"
+    first = run_match(NODES, FASTER, games=4, progress=False, seed=21, max_plies=60,
+                      resume=journal)
+    assert [g["number"] for g in journal_games(journal)] == [1, 2, 3, 4]
+
+    stream = io.StringIO()
+    pdn = tmp_path / "all.pdn"
+    second = run_match(NODES, FASTER, games=8, progress=True, stream=stream, max_plies=60,
+                       resume=journal, pdn_path=pdn)  # no seed: the journal's
+    assert second.seed == 21 and second.resumed == 4
+    played = [line for line in stream.getvalue().splitlines() if line.startswith("[")]
+    assert [line.split()[1] for line in played] == ["3.1", "3.2", "4.1", "4.2"]
+    assert "resuming: 4 games read back" in stream.getvalue()
+
+    # the first four games are the journal's, the last four follow the same schedule
+    # as a match of 8 games played in one go
+    assert [g.moves for g in second.games[:4]] == [g.moves for g in first.games]
+    fresh = run_match(NODES, FASTER, games=8, progress=False, seed=21, max_plies=60)
+    assert [g.opening for g in second.games] == [g.opening for g in fresh.games]
+
+    # the final tally is the journal's contents
+    games = journal_games(journal)
+    assert sorted(g["number"] for g in games) == list(range(1, 9))
+    a_points = [0.5 if g["result"] == "1/2-1/2" else float((g["result"] == "1-0")
+                                                            == g["a_is_white"]) for g in games]
+    assert (second.wins, second.draws, second.losses) == (
+        a_points.count(1.0), a_points.count(0.5), a_points.count(0.0))
+    assert [g["moves"] for g in sorted(games, key=lambda g: g["number"])] == [
+        g.moves for g in second.games]
+    assert len(list(read_games(pdn))) == 8  # the PDN holds every game, old and new
+
+    # once complete, running again plays nothing
+    again = run_match(NODES, FASTER, games=8, progress=False, max_plies=60, resume=journal)
+    assert again.resumed == 8 and len(journal_games(journal)) == 8 and not again.errors
+
+
+def test_cli_resume(tmp_path: Path) -> None:
+    journal = tmp_path / "cli.jsonl"
+    argv = ["match", NODES, FASTER, "--seed", "5", "--max-plies", "40", "--resume",
+            str(journal), "--no-progress"]
+    code, stdout, stderr = run(argv + ["--games", "2"])
+    assert code == 0, stderr
+    code, stdout, stderr = run(argv + ["--games", "4"])
+    assert code == 0, stderr
+    assert "2 of them read back from" in stdout and "4 of 4 games" in stdout
+    assert len(journal_games(journal)) == 4
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"engine_b": FAST}, "engine B ('damier:depth=1,hash=1' in the journal, "
+                         "'damier:depth=2,hash=1' now)"),
+    ({"seed": 4}, "seed (3 in the journal, 4 now)"),
+    ({"movetime": 0.05}, "time control (none in the journal, 0.05 s/move now)"),
+    ({"openings": [["33-29", "17-21"]]}, "openings"),
+    ({"variant": "english", "openings": [[]]}, "variant ('international' in the journal, "
+                                               "'english' now)"),
+    ({"max_plies": 50}, "max plies (40 in the journal, 50 now)"),
+    ({"shuffle_openings": False}, "opening order"),
+])
+def test_resume_refuses_a_journal_of_other_settings(tmp_path: Path, change: dict,
+                                                    words: str) -> None:
+    journal = tmp_path / "j.jsonl"
+    settings = dict(engine_b=FASTER, seed=3, openings=[["32-28", "18-23"]], max_plies=40)
+    run_match(FAST, settings.pop("engine_b"), games=2, progress=False, resume=journal,
+              **settings)
+    before = journal.read_bytes()
+    args = dict(engine_b=FASTER, seed=3, openings=[["32-28", "18-23"]], max_plies=40)
+    args.update(change)
+    with pytest.raises(ValueError, match="the journal was written for another match") as info:
+        run_match(FAST, args.pop("engine_b"), games=4, progress=False, resume=journal, **args)
+    assert words in str(info.value)
+    assert journal.read_bytes() == before  # untouched
+
+
+def test_resume_ignores_a_truncated_last_line(tmp_path: Path) -> None:
+    journal = tmp_path / "crash.jsonl"
+    run_match(NODES, FASTER, games=4, progress=False, seed=9, max_plies=40, resume=journal)
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) == 5
+    journal.write_text("".join(lines[:4]) + lines[4][: len(lines[4]) // 2], encoding="utf-8")
+    stream = io.StringIO()
+    result = run_match(NODES, FASTER, games=4, progress=False, stream=stream, resume=journal,
+                       max_plies=40)
+    assert "line 5 is incomplete" in stream.getvalue() and "ignored" in stream.getvalue()
+    assert result.resumed == 3 and len(result.games) == 4 and not result.errors
+    assert [g["number"] for g in journal_games(journal)] == [1, 2, 3, 4]
+
+
+def test_resume_refuses_a_damaged_journal(tmp_path: Path) -> None:
+    journal = tmp_path / "bad.jsonl"
+    run_match(NODES, FASTER, games=2, progress=False, seed=9, max_plies=40, resume=journal)
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    journal.write_text(lines[0] + "{not json\n" + "".join(lines[1:]), encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2 is not a line of a match journal"):
+        run_match(NODES, FASTER, games=2, progress=False, resume=journal, max_plies=40)
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"hello": 1}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="not a damier match journal"):
+        run_match(NODES, FASTER, games=2, progress=False, resume=other)
+
+
+def test_ctrl_c_leaves_a_whole_journal_and_the_match_goes_on(tmp_path: Path) -> None:
+    calls = {"games": 0}
+
+    class Interrupting(FakePlayer):
+        def new_game(self) -> None:
+            calls["games"] += 1
+            if calls["games"] == 3:
+                _thread.interrupt_main()  # Ctrl-C during game 3
+                time.sleep(0.5)
+
+    def factory():
+        return Interrupting("i", first_move)
+
+    journal = tmp_path / "stop.jsonl"
+    result = run_match(FASTER, factory, games=6, progress=False, seed=1, max_plies=20,
+                       resume=journal)
+    assert result.interrupted and len(result.games) == 2
+    assert [g["number"] for g in journal_games(journal)] == [1, 2]
+    stream = io.StringIO()
+    resumed = run_match(FASTER, factory, games=6, progress=True, stream=stream, max_plies=20,
+                        resume=journal)
+    assert not resumed.interrupted and resumed.resumed == 2 and len(resumed.games) == 6
+    played = [line for line in stream.getvalue().splitlines() if line.startswith("[")]
+    assert len(played) == 4
+    assert [g["number"] for g in journal_games(journal)] == [1, 2, 3, 4, 5, 6]
+
+
+def test_sprt_state_comes_back_from_the_journal(tmp_path: Path) -> None:
+    journal = tmp_path / "sprt.jsonl"
+    openings = [["32-28", "18-23"]]
+    first = run_match(FASTER, loser(), games=6, openings=openings, progress=False, seed=1,
+                      sprt=SPRT(0, 400), resume=journal)
+    assert first.sprt_decision is None and first.sprt.counts == (0, 0, 0, 0, 3)
+    second = run_match(FASTER, loser(), games=40, openings=openings, progress=False,
+                       sprt=SPRT(0, 400), resume=journal)
+    # 3 pairs from the journal, then 2 more reach the bound (5 pairs: LLR 2.99 > 2.94)
+    assert second.sprt_decision == "H1" and second.sprt.counts == (0, 0, 0, 0, 5)
+    assert second.resumed == 6 and len(second.games) == 10
+    third = run_match(FASTER, loser(), games=40, openings=openings, progress=False,
+                      sprt=SPRT(0, 400), resume=journal)
+    assert third.sprt_decision == "H1" and len(third.games) == 10 and third.resumed == 10

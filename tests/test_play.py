@@ -751,7 +751,7 @@ def test_pty_engine_replies_and_gives_hints():
 
 
 def test_pty_ctrl_c_stops_the_engine_search():
-    child = spawn("--level", "10", "--movetime", "60")
+    child = spawn("--level", "10", "--movetime", "60", "--no-book")
     try:
         child.expect("White > ")
         child.sendline("32-28")

@@ -1,6 +1,5 @@
 """The engine beyond the basic search: the endgame move-count rules inside the
-search, lazy SMP threads, per-engine evaluation weights, and the tuner's model
-of the evaluation."""
+search, lazy SMP threads and per-engine evaluation weights."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import pytest
 
 import damier
 from damier.engine import Engine, evaluate, load_eval_weights
+from damier.evalfile import Weights
 from damier.match import EngineSpecError, parse_engine_spec
 from damier.outcome import Termination
 from damier.rules import Rules
@@ -176,18 +176,17 @@ def test_set_threads_changes_the_count() -> None:
 # Evaluation weights of one engine
 # ---------------------------------------------------------------------------------------
 
-def _shipped() -> dict:
-    return json.loads(json.dumps(load_eval_weights(damier.Board().variant)))
+def _shipped() -> Weights:
+    return load_eval_weights(damier.Board().variant)
 
 
 def test_engine_weights_change_only_that_engine(tmp_path: Path) -> None:
     board = damier.Board("W:W28,32,33,K46:B12,13,19")   # White: three men and a king v three men
     shipped = Engine(hash_mb=8).search(board, depth=1).score
     heavy = _shipped()
-    heavy["terms"]["king_opening"] = 2000
-    heavy["terms"]["king_endgame"] = 2000
-    path = tmp_path / "heavy.json"
-    path.write_text(json.dumps(heavy))
+    heavy.set("king", 8 * 2000, 8 * 2000)
+    path = tmp_path / "heavy.bin"
+    heavy.write(path)
     own = Engine(hash_mb=8, weights=path)
     assert own.search(board, depth=1).score > shipped + 1000
     # another engine, and the module-level evaluation, keep the shipped weights
@@ -195,136 +194,26 @@ def test_engine_weights_change_only_that_engine(tmp_path: Path) -> None:
     assert abs(evaluate(board) - shipped) < 200
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d.__setitem__("squares", d["squares"][:10]), "10 squares"),
-    (lambda d: d["terms"].__setitem__("wings", 3), "unknown evaluation terms wings"),
-    (lambda d: d.__setitem__("variant", "english"), "50 squares for english, which has 32"),
-    (lambda d: d.pop("squares"), "missing or malformed"),
-])
-def test_bad_weights_are_reported(change, message) -> None:
-    data = _shipped()
-    data["variant"] = "international"
-    change(data)
-    engine = Engine(hash_mb=8)
-    with pytest.raises(ValueError, match=message):
-        engine.set_weights(data)
-
-
 def test_weights_file_errors(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="cannot read evaluation weights"):
-        Engine(weights=tmp_path / "missing.json")
-    bad = tmp_path / "bad.json"
-    bad.write_text("{not json")
-    with pytest.raises(ValueError, match="not JSON"):
+    with pytest.raises(ValueError, match="cannot read weights file"):
+        Engine(weights=tmp_path / "missing.bin")
+    bad = tmp_path / "bad.bin"
+    bad.write_text("{not a weights file}" * 10)
+    with pytest.raises(ValueError, match="not a damier weights file"):
         Engine(weights=bad)
-    with pytest.raises(EngineSpecError, match="missing.json"):
-        parse_engine_spec(f"damier:weights={tmp_path / 'missing.json'}")
+    english = tmp_path / "english.bin"
+    Weights.material("english").write(english)
+    with pytest.raises(ValueError, match="for english draughts"):
+        load_eval_weights(damier.Board().variant, english)
+    with pytest.raises(EngineSpecError, match="missing.bin"):
+        parse_engine_spec(f"damier:weights={tmp_path / 'missing.bin'}")
 
 
 def test_match_spec_takes_a_weights_file(tmp_path: Path) -> None:
-    path = tmp_path / "w.json"
-    path.write_text(json.dumps(_shipped()))
+    path = tmp_path / "w.bin"
+    _shipped().write(path)
     spec = parse_engine_spec(f"damier:weights={path},nodes=1000")
     assert spec.option_map["weights"] == str(path)
-
-
-# ---------------------------------------------------------------------------------------
-# The tuner's model of the evaluation (the tuner needs numpy, a test dependency)
-# ---------------------------------------------------------------------------------------
-
-def _tuner():
-    """numpy and damier.tuning, or a skip where numpy is missing."""
-    numpy = pytest.importorskip("numpy")
-    from damier import tuning as module
-
-    return numpy, module
-
-def _random_boards(count: int, seed: int) -> list[damier.Board]:
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < count:
-        board = damier.Board()
-        for _ in range(rng.randrange(0, 160)):
-            if not board.legal_moves:
-                break
-            board.push(rng.choice(board.legal_moves))
-        boards.append(board)
-    return boards
-
-
-def test_tuner_features_reproduce_the_evaluation() -> None:
-    """X @ w (the tuner's model) is the engine's evaluation from White's side, up to
-    integer rounding, in every position: lone-king endings included."""
-    np, tuning = _tuner()
-    variant = damier.Board().variant
-    weights = np.array(tuning.initial_weights(variant))
-    boards = _random_boards(300, seed=11)
-    boards.append(damier.Board("W:WK1,K3,34:BK48"))       # scaled-down lone king ending
-    for board in boards:
-        model = float(np.dot(tuning.feature_row(board), weights))
-        engine = evaluate(board) if board.turn else -evaluate(board)
-        assert abs(model - engine) <= 2.0, (board.fen(), model, engine)
-
-
-def test_fit_recovers_known_weights() -> None:
-    """Positions whose targets come from known weights: the fit finds them again."""
-    np, tuning = _tuner()
-    rng = np.random.default_rng(5)
-    n, columns = 4000, 4
-    X = rng.integers(-3, 4, size=(n, columns)).astype(float)
-    X[:, 0] = rng.integers(-2, 3, size=n)
-    true = np.array([100.0, 30.0, -15.0, 8.0])
-    k = 1.0
-    target = 1.0 / (1.0 + np.exp(-k * (X @ true) / 100.0))
-    positions = tuning.Positions(X, target, np.full(n, np.nan), np.arange(n),
-                                 damier.Board().variant)
-    w = tuning.fit(positions, [100.0, 0.0, 0.0, 0.0], k=k, target=target, iterations=1500,
-                   learning_rate=1.0, progress=False)
-    assert w[0] == 100.0
-    assert np.allclose(w[1:], true[1:], atol=1.5), w
-
-
-def test_targets_blend_results_and_scores() -> None:
-    np, tuning = _tuner()
-    X = np.zeros((3, 1))
-    positions = tuning.Positions(X, np.array([1.0, 0.0, 0.5]),
-                                 np.array([0.0, float("nan"), 100.0]), np.arange(3),
-                                 damier.Board().variant)
-    t = tuning.targets(positions, k=1.0, score_share=0.5)
-    assert t[0] == pytest.approx(0.75)                   # result 1, score 0 -> 0.5
-    assert t[1] == pytest.approx(0.0)                    # no score: the result alone
-    assert t[2] == pytest.approx(0.25 + 0.5 / (1 + np.exp(-1.0)))
-
-
-def test_tune_command_reports_bad_records(tmp_path: Path, capsys) -> None:
-    np, tuning = _tuner()
-    games = tmp_path / "games.jsonl"
-    games.write_text('{"variant": "international", "moves": [], "result": 1}\n{oops\n')
-    assert tuning.main(["tune", str(games), "--out", str(tmp_path / "w.json")]) == 2
-    assert "games.jsonl:2: bad game record" in capsys.readouterr().err
-
-
-def test_selfplay_and_tune_end_to_end(tmp_path: Path) -> None:
-    np, tuning = _tuner()
-    games = tmp_path / "games.jsonl"
-    records = list(tuning.selfplay("international", 6, nodes=300, seed=4, out=games,
-                                   progress=False))
-    assert len(records) == 6
-    for record in records:
-        board = damier.Board()
-        assert len(record["scores"]) == len(record["moves"])
-        for text in record["moves"]:
-            board.push(text)
-        outcome = board.outcome()
-        expected = 0.5 if outcome is None or outcome.winner is None else float(outcome.winner)
-        assert record["result"] == expected
-    out = tmp_path / "w.json"
-    assert tuning.main(["tune", str(games), "--out", str(out), "--iterations", "50",
-                        "--validation", "3"]) == 0
-    data = json.loads(out.read_text())
-    engine = Engine(hash_mb=8, weights=out)
-    assert engine.search(damier.Board(), depth=4).best_move in damier.Board().legal_moves
-    assert data["terms"]["man"] == 100 and len(data["squares"]) == 50
 
 
 # ---------------------------------------------------------------------------------------

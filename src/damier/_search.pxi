@@ -25,7 +25,7 @@ DEF END_THREE_KINGS = 3      # Russian: a lone king against three or more kings
 
 ctypedef struct Searcher:
     const Geo* g
-    EvalParams ev            # the evaluation weights of this search
+    const EvalW* ev          # the evaluation weights of this search
     TTEntry* tt              # shared by every thread of a search
     uint64_t tt_mask
     uint8_t tt_gen
@@ -153,11 +153,11 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
     if ply > s.seldepth:
         s.seldepth = ply
     if ply >= MAXPLY - 1 or s.stop:
-        return evaluate(&s.ev, g, p)
+        return evaluate(s.ev, g, p)
     if not can_capture(g, p):
         if count_quiet(g, p) == 0:
             return -MATE + ply
-        return evaluate(&s.ev, g, p)
+        return evaluate(s.ev, g, p)
     moves = s.buf + ply * MAXMOVES
     n = gen_captures(g, p, moves, &overflow)
     best = -INF

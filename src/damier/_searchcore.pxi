@@ -48,8 +48,8 @@ cdef class SearchCore:
     cdef uint64_t tt_entries
     cdef Searcher* helpers[MAX_HELPERS]
     cdef int nhelpers
-    cdef EvalParams own_eval[MAX_VARIANTS]
-    cdef int has_own_eval[MAX_VARIANTS]
+    cdef list own_weights    # EvalWeights of this search only, by variant (None: the loaded ones)
+    cdef object _active      # the EvalWeights the current search reads (kept alive while it runs)
     cdef Pos _root
     cdef int _rev
     cdef int _ecls
@@ -65,6 +65,7 @@ cdef class SearchCore:
             raise MemoryError()
         self.nhelpers = 0
         self._last_variant = -1
+        self.own_weights = [None] * MAX_VARIANTS
         self.tt = NULL
         self.set_hash(hash_mb)
 
@@ -150,18 +151,14 @@ cdef class SearchCore:
     def hash_entries(self) -> int:
         return self.tt_entries
 
-    def set_weights(self, int variant_index, terms, pst, int tempo=0):
-        """Evaluation weights of this search only (see ``set_eval_params``)."""
-        cdef EvalParams e
-        _fill_params(&e, variant_index, terms, pst, tempo)
-        self.own_eval[variant_index] = e
-        self.has_own_eval[variant_index] = 1
+    def set_weights(self, EvalWeights weights):
+        """Evaluation weights of this search only, for their variant (see
+        ``set_eval_weights``)."""
+        self.own_weights[weights.variant_index] = weights
 
     def clear_weights(self):
-        """Back to the weights loaded for every engine (``set_eval_params``)."""
-        cdef int v
-        for v in range(MAX_VARIANTS):
-            self.has_own_eval[v] = 0
+        """Back to the weights loaded for every engine (``set_eval_weights``)."""
+        self.own_weights = [None] * MAX_VARIANTS
 
     def clear(self):
         """Forgets everything learnt: the transposition table and move-ordering tables."""
@@ -206,7 +203,9 @@ cdef class SearchCore:
             for i in range(self.nhelpers):
                 clear_heuristics(self.helpers[i])
             self._last_variant = s.g.variant
-        s.ev = self.own_eval[s.g.variant] if self.has_own_eval[s.g.variant] else EVAL[s.g.variant]
+        own = self.own_weights[s.g.variant]
+        self._active = own if own is not None else _loaded_weights[s.g.variant]
+        s.ev = (<EvalWeights>own).w if own is not None else EVALW[s.g.variant]
         s.stop = 0
         s.nodes = 0
         s.seldepth = 0
@@ -342,46 +341,7 @@ cdef class SearchCore:
 
 def evaluate_position(CoreBoard board) -> int:
     """The static evaluation of ``board`` from the side to move's point of view."""
-    return evaluate(&EVAL[board._g.variant], board._g, &board._pos)
-
-
-def eval_scale_divisor(CoreBoard board) -> int:
-    """What the weighted feature sum of ``board`` is divided by (1, or 16 in a
-    drawish lone-king ending; the tempo bonus is added after)."""
-    return eval_divisor(board._g, &board._pos)
-
-
-def eval_feature_vector(CoreBoard board):
-    """``(terms, pst)``: the evaluation's features, White minus Black (for tuning)."""
-    cdef int f[NTERMS]
-    cdef int pst[NPST]
-    eval_features(board._g, &board._pos, f, pst)
-    return [f[i] for i in range(NTERMS)], [pst[i] for i in range(board._g.nsq)]
-
-
-cdef void _fill_params(EvalParams* e, int variant_index, terms, pst, int tempo) except *:
-    cdef int i
-    if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
-        raise ValueError(f"unknown variant index {variant_index}")
-    terms = list(terms)
-    pst = list(pst)
-    if len(terms) != NTERMS:
-        raise ValueError(f"expected {NTERMS} term weights, got {len(terms)}")
-    if len(pst) != GEOS[variant_index].nsq:
-        raise ValueError(f"expected {GEOS[variant_index].nsq} square weights, got {len(pst)}")
-    memset(e, 0, sizeof(EvalParams))
-    for i in range(NTERMS):
-        e.term[i] = int(terms[i])
-    for i in range(len(pst)):
-        e.pst[i] = int(pst[i])
-    e.tempo = tempo
-
-
-def set_eval_params(int variant_index, terms, pst, int tempo=0):
-    """Loads evaluation weights for a variant (see ``EVAL_TERM_NAMES``)."""
-    cdef EvalParams e
-    _fill_params(&e, variant_index, terms, pst, tempo)
-    EVAL[variant_index] = e
+    return evaluate(EVALW[board._g.variant], board._g, &board._pos)
 
 
 MATE_SCORE = MATE

@@ -57,10 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_render_parser(sub)
     from damier.puzzles import add_puzzles_parser
     add_puzzles_parser(sub)
-    for name, text in (("tuning", "tune the evaluation: self-play games, then a fit "
-                        "(python -m damier.tuning)"),
-                       ("openings", "make or check the balanced openings of matches "
-                        "(python -m damier.openings)")):
+    from damier.book import add_book_parser
+    add_book_parser(sub)
+    from damier.train import add_train_parser
+    add_train_parser(sub)
+    for name, text in (("openings", "make or check the balanced openings of matches "
+                        "(python -m damier.openings)"),):
         tool = sub.add_parser(name, help=text, add_help=False, prefix_chars="\0")
         tool.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
@@ -141,15 +143,18 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "render":
             from damier.svg import render_command
             return render_command(args, out, err)
-        if args.command == "tuning":
-            from damier.tuning import main as tuning_main
-            return tuning_main(args.rest)
+        if args.command == "train":
+            from damier.train import run as train_run
+            return train_run(args, out, err)
         if args.command == "openings":
             from damier.openings import main as openings_main
             return openings_main(args.rest)
         if args.command == "puzzles":
             from damier.puzzles import puzzles_command
             return puzzles_command(args, out, err)
+        if args.command == "book":
+            from damier.book import book_command
+            return book_command(args, out, err)
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")
         return 130

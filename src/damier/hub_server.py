@@ -4,7 +4,9 @@
 (see :mod:`damier.hub` for the syntax, positions and moves):
 
 * ``hub`` -> ``id name=damier version=... author=...``, a ``param`` line per
-  parameter (``variant``, ``hash`` in MiB, ``level`` 1-10, ``threads``), ``wait``;
+  parameter (``variant``, ``hash`` in MiB, ``level`` 1-10, ``threads``, ``book``:
+  ``true`` or ``false``, whether ``go think`` plays the opening from the
+  variant's shipped book at levels 8-10), ``wait``;
   ``set-param name=... value=...``; ``init`` -> ``ready``.
 * ``pos pos=<position> moves="..."`` (or ``pos start``): the position and the
   moves played from it, replayed on a :class:`damier.Board` so that the
@@ -167,7 +169,7 @@ class HubServer:
 
     def __init__(self, stdin: IO[str], stdout: IO[str], *,
                  engine_factory: Callable[..., Engine] = Engine,
-                 variant: str | Variant = DEFAULT_VARIANT) -> None:
+                 variant: str | Variant = DEFAULT_VARIANT, book: bool = False) -> None:
         self.stdin = stdin
         self.stdout = stdout
         self.engine_factory = engine_factory
@@ -175,6 +177,7 @@ class HubServer:
         self.hash_mb = DEFAULT_HASH_MB
         self.level = 10
         self.threads = 1
+        self.book = book
         self.engine: Engine | None = None
         self.board: Board | None = Board(variant=self.variant)
         self._pending: _Limits | None = None
@@ -260,6 +263,7 @@ class HubServer:
                                max=10))
         self.write(format_line("param", name="threads", value=self.threads, type="int",
                                min=THREADS_RANGE[0], max=THREADS_RANGE[1]))
+        self.write(format_line("param", name="book", value=self.book, type="bool"))
         self.write("wait")
 
     def _cmd_set_param(self, message: HubMessage) -> None:
@@ -304,9 +308,16 @@ class HubServer:
             if chosen != self.variant:
                 self.variant = chosen
                 self.board = Board(variant=self.variant)
+        elif name == "book":
+            if value.lower() not in ("true", "false"):
+                self.error(f"set-param: book must be true or false, not {_shown(value)}")
+                return
+            self.book = value.lower() == "true"
+            if self.engine is not None:
+                self.engine.set_book(self.book)
         else:
             self.error(f"set-param: unknown parameter {name!r} (parameters: variant, hash, "
-                       f"level, threads)")
+                       f"level, threads, book)")
 
     def _cmd_init(self, message: HubMessage) -> None:
         self._engine()
@@ -425,6 +436,8 @@ class HubServer:
             self.engine = self.engine_factory(hash_mb=self.hash_mb, level=self.level)
             if self.threads != 1:
                 self.engine.set_threads(self.threads)
+            if self.book:
+                self.engine.set_book(True)
         return self.engine
 
     @staticmethod
@@ -566,14 +579,16 @@ def _float_arg(text: str, name: str, *, positive: bool = False) -> float:
 
 
 def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., Engine] = Engine,
-            variant: str | Variant = DEFAULT_VARIANT) -> int:
+            variant: str | Variant = DEFAULT_VARIANT, book: bool = False) -> int:
     """Runs damier's engine as a Hub engine on ``stdin``/``stdout`` until ``quit``
     or the end of input; returns the exit status (0).
 
     ``engine_factory`` is called as ``engine_factory(hash_mb=..., level=...)``
     at ``init`` (or at the first search) and must return an object with the
-    :class:`damier.engine.Engine` interface."""
-    return HubServer(stdin, stdout, engine_factory=engine_factory, variant=variant).run()
+    :class:`damier.engine.Engine` interface. ``book``: the ``book`` parameter's
+    first value (``damier hub`` turns it on unless ``--no-book``)."""
+    return HubServer(stdin, stdout, engine_factory=engine_factory, variant=variant,
+                     book=book).run()
 
 
 def add_hub_parser(sub: Any) -> None:
@@ -585,6 +600,9 @@ def add_hub_parser(sub: Any) -> None:
     hub.add_argument("--variant", default=DEFAULT_VARIANT,
                      help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT}; the "
                      "GUI may change it with set-param name=variant)")
+    hub.add_argument("--no-book", action="store_true",
+                     help="do not play the opening from the shipped book (the GUI may change "
+                     "it with set-param name=book)")
 
 
 def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
@@ -600,4 +618,4 @@ def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
             reconfigure(errors="replace")  # stray bytes must not crash the engine
         except (ValueError, OSError):
             pass
-    return run_hub(stdin, out, variant=variant)
+    return run_hub(stdin, out, variant=variant, book=not getattr(args, "no_book", False))

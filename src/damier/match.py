@@ -77,6 +77,35 @@ The 95% interval is computed on the score and mapped through the same formula:
 
 :attr:`MatchResult.interval_model` says which one was used. A score of 0 or 1
 gives an infinite Elo; an interval end at or beyond 0 or 1 is infinite too.
+Whenever complete pairs were played, :attr:`MatchResult.pentanomial` holds their
+counts ``[LL, LD, DD+WL, WD, WW]`` (pairs in which A scored 0, 1/2, 1, 3/2, 2
+points) and :attr:`MatchResult.pentanomial_elo` the Elo of those pairs with its
+pentanomial interval. The statistics themselves are in :mod:`damier.sprt`.
+
+SPRT
+----
+With ``sprt`` (a :class:`damier.sprt.SPRT`; ``--sprt ELO0 ELO1`` on the command
+line), each complete pair is added to the test as soon as its second game ends,
+and once the test decides (H1: A is ``elo1`` Elo stronger; H0: at most
+``elo0``) the match starts no new pair: the games already running are finished
+(and the other game of a pair already begun), counted and written, and the
+result reports the decision (:attr:`MatchResult.sprt_decision`, the one that
+stopped the match). ``games`` is then the most games to play, and must be even.
+
+Resuming
+--------
+With ``resume`` (``--resume FILE``), every finished game is appended to a journal,
+a JSON-lines file, and flushed to disk as it ends: a first line with the
+match's settings (engines, variant, time control, openings, opening order,
+seed, maximum length), then one line per game with everything its
+:class:`MatchGame` holds. Running the match again with the same journal
+plays only the games it lacks: the seed (taken from the journal when none is
+given) gives the same schedule of openings, the journal's games count as
+played, and the PDN file, if any, is written again with all of them. A journal
+written with other settings is refused (a :class:`ValueError` naming what
+differs). Only whole lines are written (a game dropped by Ctrl-C is not in
+it); a last line cut short by a crash is ignored with a warning and replaced
+by the next game.
 
 Stopping
 --------
@@ -84,12 +113,15 @@ Ctrl-C (a :class:`KeyboardInterrupt` in the thread that called
 :func:`run_match`) stops the match: the games being played are dropped, the
 finished ones are kept (and written), and the result comes back with
 ``interrupted`` set. A second Ctrl-C also quits the Hub engines at once.
+With a journal, run the same match again to go on.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
+import json
 import math
 import os
 import platform
@@ -97,7 +129,6 @@ import queue
 import random
 import re
 import shlex
-import statistics
 import sys
 import threading
 import time
@@ -112,6 +143,8 @@ from damier.openings import is_fen, load_openings, opening_board
 from damier.pdn import Game, GameNode, result_for_variant, write_game
 from damier.piece import WHITE
 from damier.progress import ProgressBar
+from damier.sprt import (SPRT, Z95, EloEstimate, elo_estimate, elo_from_score,
+                         pentanomial_interval, trinomial_interval)
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = [
@@ -144,8 +177,6 @@ DEFAULT_MAX_PLIES = 300
 """Plies (opening included) after which a game is adjudicated a draw."""
 CLOCK_TOLERANCE = 0.1
 """Seconds a clock may go below zero before its engine loses on time."""
-Z95 = statistics.NormalDist().inv_cdf(0.975)
-"""1.959964...: the two-sided 95% quantile of the normal distribution."""
 
 
 # -- errors ---------------------------------------------------------------------------------
@@ -212,8 +243,8 @@ def _weights_file(text: str) -> str:
     path = text.strip()
     if not path:
         raise ValueError("needs a file name")
-    data = read_weights(path)   # reports a missing or malformed file now, not mid-match
-    if "terms" not in data or "squares" not in data:
+    data: Any = read_weights(path)   # reports a missing or malformed file now, not mid-match
+    if isinstance(data, dict) and ("terms" not in data or "squares" not in data):
         raise ValueError(f"{path} is not an evaluation weights file (no terms or squares)")
     return path
 
@@ -533,61 +564,8 @@ def make_player(spec: EngineLike, *, seed: int | None = None, hub_timeout: float
 
 
 # -- statistics -----------------------------------------------------------------------------
-
-
-def elo_from_score(score: float) -> float:
-    """The logistic Elo difference of a score (fraction of the points):
-    ``-400 * log10(1/score - 1)``; +-inf at 1 and 0.
-
-    >>> round(elo_from_score(0.75), 1), elo_from_score(0.5), elo_from_score(1.0)
-    (190.8, 0.0, inf)
-    """
-    if math.isnan(score):
-        return math.nan
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return 400.0 * math.log10(score / (1.0 - score))  # = -400 log10(1/score - 1)
-
-
-def _interval(mean: float, se: float, z: float) -> tuple[float, float]:
-    return elo_from_score(mean - z * se), elo_from_score(mean + z * se)
-
-
-def trinomial_interval(wins: int, draws: int, losses: int, *,
-                       z: float = Z95) -> tuple[float, float]:
-    """The Elo interval from the per-game (trinomial) standard error of the score.
-
-    >>> lo, hi = trinomial_interval(50, 100, 50)
-    >>> round(lo, 1), round(hi, 1)
-    (-34.2, 34.2)
-    """
-    n = wins + draws + losses
-    if n == 0:
-        return (math.nan, math.nan)
-    s = (wins + 0.5 * draws) / n
-    var = (wins * (1 - s) ** 2 + draws * (0.5 - s) ** 2 + losses * s ** 2) / n
-    return _interval(s, math.sqrt(var / n), z)
-
-
-def pentanomial_interval(counts: Sequence[int], *, z: float = Z95) -> tuple[float, float]:
-    """The Elo interval from the pentanomial standard error: ``counts`` are the
-    numbers of game pairs in which A scored 0, 1/2, 1, 3/2 and 2 points.
-
-    >>> lo, hi = pentanomial_interval([0, 50, 0, 50, 0])
-    >>> round(lo, 1), round(hi, 1)
-    (-34.2, 34.2)
-    """
-    if len(counts) != 5:
-        raise ValueError("pentanomial counts are five numbers (pairs scoring 0, 1/2, 1, 3/2, 2)")
-    pairs = sum(counts)
-    if pairs == 0:
-        return (math.nan, math.nan)
-    values = (0.0, 0.25, 0.5, 0.75, 1.0)  # per-game score of the pair
-    s = sum(c * v for c, v in zip(counts, values)) / pairs
-    var = sum(c * (v - s) ** 2 for c, v in zip(counts, values)) / pairs
-    return _interval(s, math.sqrt(var / pairs), z)
+# The statistics live in damier.sprt; elo_from_score, trinomial_interval and
+# pentanomial_interval are imported above and stay importable from here.
 
 
 # -- records --------------------------------------------------------------------------------
@@ -653,13 +631,25 @@ class MatchResult:
     interval_model: str = "trinomial"
     """``"pentanomial"`` (all games in complete pairs) or ``"trinomial"``."""
     pentanomial: tuple[int, int, int, int, int] | None = None
-    """Pairs in which A scored 0, 1/2, 1, 3/2, 2 points (complete pairs only)."""
+    """Complete pairs in which A scored 0, 1/2, 1, 3/2, 2 points (``[LL, LD, DD+WL,
+    WD, WW]``); None when no pair was completed."""
     interrupted: bool = False
     scheduled: int = 0
+    """Games scheduled (with an SPRT: the most games the match could play)."""
     errors: list[str] = field(default_factory=list)
     seed: int | None = None
     pdn_path: str | None = None
     time_control: str = ""
+    pentanomial_elo: EloEstimate | None = None
+    """The Elo of the complete pairs with its 95% pentanomial interval."""
+    sprt: SPRT | None = None
+    """The match's SPRT, holding every complete pair (the games finished after its
+    decision included)."""
+    sprt_decision: str | None = None
+    """``"H1"`` or ``"H0"``: the decision that stopped the match (None: none reached)."""
+    resumed: int = 0
+    """Games read back from the journal rather than played in this run."""
+    journal_path: str | None = None
 
     @property
     def games_played(self) -> int:
@@ -672,10 +662,13 @@ class MatchResult:
     def summary(self) -> str:
         """The report printed at the end of ``damier match``."""
         n = self.games_played
-        lines = [f"{self.engine_a} vs {self.engine_b}: {n} of {self.scheduled} games"
+        of = f"at most {self.scheduled}" if self.sprt is not None else str(self.scheduled)
+        lines = [f"{self.engine_a} vs {self.engine_b}: {n} of {of} games"
                  + (" (interrupted)" if self.interrupted else "")
                  + (f", {self.time_control}" if self.time_control else "")
                  + (f", seed {self.seed}" if self.seed is not None else "")]
+        if self.resumed:
+            lines.append(f"  {self.resumed} of them read back from {self.journal_path}")
         lines.append(f"  {self.engine_a}: +{self.wins} ={self.draws} -{self.losses}  "
                      f"(W/D/L {self.wins}/{self.draws}/{self.losses})")
         if n:
@@ -684,18 +677,70 @@ class MatchResult:
             lines.append(f"  Elo {format_elo(self.elo)}, 95% interval [{format_elo(lo)}, "
                          f"{format_elo(hi)}] ({self.interval_model})")
             if self.pentanomial is not None:
-                ll, ld, dd, wd, ww = self.pentanomial
-                lines.append(f"  pairs: 0 pts {ll}, 1/2 {ld}, 1 {dd}, 3/2 {wd}, 2 {ww}")
+                pairs = sum(self.pentanomial)
+                line = (f"  pairs [LL, LD, DD+WL, WD, WW]: {list(self.pentanomial)} "
+                        f"({pairs} pair{'s' if pairs != 1 else ''})")
+                est = self.pentanomial_elo
+                if est is not None:
+                    line += (f", pentanomial Elo {format_elo(est.elo)} "
+                             f"[{format_elo(est.low)}, {format_elo(est.high)}]")
+                lines.append(line)
             reasons: dict[str, int] = {}
             for g in self.games:
                 reasons[_reason_class(g)] = reasons.get(_reason_class(g), 0) + 1
             lines.append("  endings: " + ", ".join(f"{k} {v}" for k, v in
                                                     sorted(reasons.items(), key=lambda kv: -kv[1])))
+        if self.sprt is not None:
+            line = f"  SPRT {self.sprt.summary()}: "
+            if self.sprt_decision is not None:
+                line += {"H1": f"H1 accepted (elo1 = {self.sprt.elo1:g})",
+                         "H0": f"H0 accepted (elo0 = {self.sprt.elo0:g})"}[self.sprt_decision]
+            else:
+                line += "no decision"
+            lines.append(line)
         for error in self.errors:
             lines.append(f"  error: {error}")
         if self.pdn_path:
             lines.append(f"  games written to {self.pdn_path}")
         return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (``damier match --json``): every figure of
+        :meth:`summary`, infinite Elo as ``"+inf"``/``"-inf"`` and nan as None;
+        not the games (the PDN file holds them)."""
+        est = self.pentanomial_elo
+        data: dict[str, Any] = {
+            "engine_a": self.engine_a, "engine_b": self.engine_b,
+            "games": self.games_played, "scheduled": self.scheduled,
+            "wins": self.wins, "draws": self.draws, "losses": self.losses,
+            "score": self.score, "elo": self.elo,
+            "elo_low": self.elo_interval[0], "elo_high": self.elo_interval[1],
+            "interval_model": self.interval_model,
+            "pentanomial": list(self.pentanomial) if self.pentanomial is not None else None,
+            "pentanomial_elo": ({"elo": est.elo, "low": est.low, "high": est.high}
+                                if est is not None else None),
+            "sprt": None,
+            "interrupted": self.interrupted, "errors": list(self.errors), "seed": self.seed,
+            "time_control": self.time_control, "pdn": self.pdn_path,
+            "resumed": self.resumed, "journal": self.journal_path,
+        }
+        if self.sprt is not None:
+            lower, upper = self.sprt.bounds
+            data["sprt"] = dict(self.sprt.to_dict(), llr=self.sprt.llr, lower=lower,
+                                upper=upper, decision=self.sprt_decision)
+        return {k: _json_value(v) for k, v in data.items()}
+
+
+def _json_value(value: Any) -> Any:
+    """``value`` with nan as None and infinities as ``"+inf"``/``"-inf"`` (also inside
+    dicts and lists): plain JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("+inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    return value
 
 
 def format_elo(value: float, digits: int = 1) -> str:
@@ -713,25 +758,41 @@ def _reason_class(record: MatchGame) -> str:
     return record.termination
 
 
+def _pair_points(records: Sequence[MatchGame]) -> dict[int, float]:
+    """A's points in each complete pair (both games finished) of ``records``."""
+    by_pair: dict[int, list[MatchGame]] = {}
+    for g in records:
+        by_pair.setdefault(g.pair, []).append(g)
+    return {pair: sum(g.score_a for g in games) for pair, games in by_pair.items()
+            if len(games) == 2}
+
+
+def _pentanomial(records: Sequence[MatchGame]) -> tuple[int, int, int, int, int] | None:
+    """The pentanomial counts of the complete pairs of ``records`` (None: none)."""
+    points = _pair_points(records)
+    if not points:
+        return None
+    counts = [0, 0, 0, 0, 0]
+    for value in points.values():
+        counts[int(round(2 * value))] += 1
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
 def _tally(records: list[MatchGame]) -> tuple[int, int, int, float, float, tuple[float, float],
                                                str, tuple[int, int, int, int, int] | None]:
+    """Wins, draws, losses, score, Elo, its interval and model, and the pentanomial
+    counts of the complete pairs."""
     wins = sum(1 for g in records if g.score_a == 1.0)
     draws = sum(1 for g in records if g.score_a == 0.5)
     losses = sum(1 for g in records if g.score_a == 0.0)
     n = len(records)
     score = (wins + 0.5 * draws) / n if n else math.nan
     elo = elo_from_score(score)
-    by_pair: dict[int, list[MatchGame]] = {}
-    for g in records:
-        by_pair.setdefault(g.pair, []).append(g)
-    if n and all(len(v) == 2 for v in by_pair.values()):
-        counts = [0, 0, 0, 0, 0]
-        for pair in by_pair.values():
-            counts[int(round(2 * sum(g.score_a for g in pair)))] += 1
-        penta = (counts[0], counts[1], counts[2], counts[3], counts[4])
+    penta = _pentanomial(records)
+    if n and penta is not None and 2 * sum(penta) == n:  # every game in a complete pair
         return wins, draws, losses, score, elo, pentanomial_interval(penta), "pentanomial", penta
     return (wins, draws, losses, score, elo, trinomial_interval(wins, draws, losses),
-            "trinomial", None)
+            "trinomial", penta)
 
 
 # -- playing a game ---------------------------------------------------------------------------
@@ -997,14 +1058,14 @@ class _Progress:
     per game."""
 
     def __init__(self, total: int, stream: TextIO, name_a: str, name_b: str,
-                 enabled: bool) -> None:
+                 enabled: bool, *, done: int = 0, points: float = 0.0) -> None:
         self.total = total
         self.name_a = name_a
         self.enabled = enabled
-        self.done = 0
-        self.points = 0.0
+        self.done = done
+        self.points = points
         self.bar = ProgressBar(f"{name_a} vs {name_b}", total=total, stream=stream,
-                               enabled=enabled)
+                               done=done, enabled=enabled)
 
     def game_done(self, record: MatchGame) -> None:
         if not self.enabled:
@@ -1020,8 +1081,8 @@ class _Progress:
             f"{record.white} - {record.black}  {result}  ({record.reason}, "
             f"{record.plies} plies)   {score}"))
 
-    def message(self, text: str) -> None:
-        self.bar.message(text)
+    def message(self, text: str, *, always: bool = False) -> None:
+        self.bar.message(text, always=always)
 
     def close(self) -> None:
         self.bar.close()
@@ -1048,6 +1109,173 @@ def _normalize_openings(openings: Any, variant: Variant) -> list[list[str]]:
     return result
 
 
+JOURNAL_VERSION = 1
+"""The format version written in a match journal's first line."""
+
+
+def _spec_label(spec: EngineLike) -> str:
+    """An engine as the journal names it: its spec text, or a callable's name."""
+    if isinstance(spec, str):
+        return spec.strip()
+    if isinstance(spec, EngineSpec):
+        return spec.text
+    return "callable:" + str(getattr(spec, "__qualname__", None)
+                             or getattr(spec, "__name__", None) or type(spec).__name__)
+
+
+def _match_settings(spec_a: EngineLike, spec_b: EngineLike, *, variant: Variant,
+                    movetime: float | None, clock: Clock | None, book: list[list[str]],
+                    shuffle: bool, seed: int, max_plies: int) -> dict[str, Any]:
+    """What a journal must agree on with the match that goes on with it."""
+    digest = hashlib.sha256(json.dumps(book, separators=(",", ":")).encode("utf-8"))
+    return {"engine A": _spec_label(spec_a), "engine B": _spec_label(spec_b),
+            "variant": variant.name,
+            "time control": {"movetime": movetime,
+                             "clock": _clock_text(clock) if clock is not None else None},
+            "openings": {"count": len(book), "sha256": digest.hexdigest()[:16]},
+            "opening order": "shuffled" if shuffle else "sequential",
+            "seed": seed, "max plies": max_plies}
+
+
+def _settings_differences(there: dict[str, Any], here: dict[str, Any]) -> list[str]:
+    def show(key: str, value: Any) -> str:
+        if key == "openings" and isinstance(value, dict):
+            return f"{value.get('count')} openings, digest {value.get('sha256')}"
+        if key == "time control" and isinstance(value, dict):
+            if value.get("clock"):
+                return f"clock {value['clock']}"
+            if value.get("movetime") is not None:
+                return f"{value['movetime']:g} s/move"
+            return "none"
+        return repr(value)
+    return [f"{key} ({show(key, there.get(key))} in the journal, {show(key, here[key])} now)"
+            for key in here if there.get(key) != here[key]]
+
+
+@dataclass
+class _JournalContents:
+    settings: dict[str, Any] | None = None
+    """None: a new (or empty) journal."""
+    records: list[MatchGame] = field(default_factory=list)
+    good_size: int = 0
+    """Bytes of whole lines; anything after them is cut off before appending."""
+    warning: str | None = None
+
+
+_GAME_FIELDS = ("number", "round", "pair", "opening", "white", "black", "a_is_white", "result",
+                "termination", "reason", "plies", "headers", "moves")
+
+
+def _game_line(record: MatchGame) -> str:
+    data: dict[str, Any] = {"type": "game"}
+    data.update((name, getattr(record, name)) for name in _GAME_FIELDS)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _game_from_line(data: dict[str, Any], where: str) -> MatchGame:
+    try:
+        record = MatchGame(**{name: data[name] for name in _GAME_FIELDS})
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"{where} is not a game of a match journal ({err})") from None
+    if (not isinstance(record.number, int) or record.number < 1
+            or not isinstance(record.pair, int) or record.result not in ("1-0", "0-1", "1/2-1/2")
+            or not isinstance(record.a_is_white, bool) or not isinstance(record.opening, list)
+            or not isinstance(record.headers, dict)):
+        raise ValueError(f"{where} is not a game of a match journal (bad values)")
+    return record
+
+
+def _read_journal(path: str) -> _JournalContents:
+    """The journal at ``path`` (an empty one when the file does not exist)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return _JournalContents()
+    contents = _JournalContents()
+    lines = data.split(b"\n")
+    offset = 0
+    seen: set[int] = set()
+    for index, raw in enumerate(lines):
+        last = index == len(lines) - 1
+        if last and not raw:
+            break  # the file ends with a whole line
+        where = f"{path}, line {index + 1}"
+        try:
+            if last:
+                raise ValueError("no end of line")
+            item = json.loads(raw.decode("utf-8")) if raw.strip() else None
+            if item is not None and not isinstance(item, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as err:
+            # The last line: a crash cut it short. Anywhere else the file is damaged.
+            if last or (index == len(lines) - 2 and not lines[-1]):
+                contents.warning = (f"warning: {where} is incomplete ({err}): ignored, "
+                                    "that game is played again")
+                break
+            raise ValueError(f"{where} is not a line of a match journal ({err})") from None
+        offset += len(raw) + 1
+        if item is None:
+            contents.good_size = offset
+            continue
+        kind = item.get("type")
+        if contents.settings is None:
+            if kind != "header" or not isinstance(item.get("settings"), dict):
+                raise ValueError(f"{path} is not a damier match journal (its first line "
+                                 "has no match settings)")
+            if item.get("version") != JOURNAL_VERSION:
+                raise ValueError(f"{path}: a match journal of version {item.get('version')!r}; "
+                                 f"this damier reads version {JOURNAL_VERSION}")
+            contents.settings = item["settings"]
+        elif kind == "game":
+            record = _game_from_line(item, where)
+            if record.number in seen:
+                raise ValueError(f"{where}: game {record.number} is in the journal twice")
+            seen.add(record.number)
+            contents.records.append(record)
+        else:
+            raise ValueError(f"{where} is not a line of a match journal (type {kind!r})")
+        contents.good_size = offset
+    return contents
+
+
+class _Journal:
+    """The journal being written: one whole line per finished game, flushed to disk."""
+
+    def __init__(self, path: str, contents: _JournalContents,
+                 settings: dict[str, Any]) -> None:
+        self.path = path
+        if contents.settings is None:
+            self.handle: TextIO | None = open(path, "w", encoding="utf-8", newline="\n")
+            self._write(json.dumps({"type": "header", "journal": "damier match",
+                                    "version": JOURNAL_VERSION, "settings": settings,
+                                    "created": datetime.datetime.now().isoformat(
+                                        timespec="seconds")},
+                                   ensure_ascii=False, separators=(",", ":")) + "\n")
+        else:
+            with open(path, "r+b") as raw:
+                raw.truncate(contents.good_size)  # drop a line cut short by a crash
+            self.handle = open(path, "a", encoding="utf-8", newline="\n")
+
+    def _write(self, line: str) -> None:
+        assert self.handle is not None
+        self.handle.write(line)
+        self.handle.flush()
+        try:
+            os.fsync(self.handle.fileno())
+        except OSError:  # noqa: PERF203 - not every file can be synced (a pipe)
+            pass
+
+    def add(self, record: MatchGame) -> None:
+        if self.handle is not None:
+            self._write(_game_line(record))
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+
 def _distinct_names(a: str, b: str) -> tuple[str, str]:
     if a != b:
         return a, b
@@ -1061,14 +1289,17 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
               variant: str | Variant = DEFAULT_VARIANT, progress: bool = True,
               seed: int | None = None, max_plies: int = DEFAULT_MAX_PLIES,
               shuffle_openings: bool = True, hub_timeout: float = 10.0,
-              event: str | None = None, stream: TextIO | None = None) -> MatchResult:
+              event: str | None = None, stream: TextIO | None = None,
+              sprt: SPRT | None = None,
+              resume: str | os.PathLike[str] | None = None) -> MatchResult:
     """Plays ``games`` games between engine A and engine B and returns the result
     from A's point of view (see the module documentation).
 
     :param engine_a_spec: ``"damier[:option=value,...]"``, ``"hub:COMMAND"``, an
         :class:`EngineSpec`, or a callable returning a :class:`Player`.
     :param games: number of games; game ``2k-1`` and ``2k`` play the same opening
-        with colours swapped (A is White in the first).
+        with colours swapped (A is White in the first). With ``sprt``: the most
+        games to play (an even number).
     :param movetime: seconds per move; ``clock``: a game clock (exclusive).
     :param openings: a file (``.pdn`` or text), a list of openings (each a list
         of move texts, or one string of moves), or None for the openings shipped
@@ -1080,13 +1311,18 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
     :param progress: show a progress bar (``rich``) or a line per game on
         ``stream`` (default ``sys.stderr``).
     :param seed: seeds the opening order and the engines' randomness (random
-        when None; the seed used is in the result).
+        when None, or the journal's with ``resume``; the seed used is in the result).
     :param max_plies: a game still going after this many plies is a draw.
     :param hub_timeout: the ``timeout`` of Hub engines.
+    :param sprt: a :class:`damier.sprt.SPRT` to which every complete pair is
+        added; the match starts no new pair once it decides.
+    :param resume: a match journal (JSON lines): the games in it are not played
+        again, and every game finished now is appended to it.
 
     Raises :class:`EngineSpecError` for a bad spec, :class:`EngineStartError`
-    when an engine does not start, :class:`ValueError` for bad arguments or
-    openings, :class:`OSError` when the PDN file cannot be written.
+    when an engine does not start, :class:`ValueError` for bad arguments,
+    openings or a journal of another match, :class:`OSError` when the PDN file
+    or the journal cannot be written.
     """
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive number, got {games!r}")
@@ -1096,6 +1332,12 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
         raise ValueError(f"max_plies must be at least 1, got {max_plies}")
     if movetime is not None and clock is not None:
         raise ValueError("give movetime or clock, not both")
+    if sprt is not None:
+        if not isinstance(sprt, SPRT):
+            raise ValueError(f"sprt must be a damier.sprt.SPRT, not {type(sprt).__name__}")
+        if games % 2:
+            raise ValueError(f"an SPRT counts game pairs (each opening with both colours): "
+                             f"the number of games (the most to play) must be even, got {games}")
     if movetime is not None:
         movetime = _check_movetime(movetime)
     if isinstance(clock, str):
@@ -1104,8 +1346,26 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
     spec_a = parse_engine_spec(engine_a_spec) if isinstance(engine_a_spec, str) else engine_a_spec
     spec_b = parse_engine_spec(engine_b_spec) if isinstance(engine_b_spec, str) else engine_b_spec
     book = _normalize_openings(openings, v)
+
+    journal_path = os.fspath(resume) if resume is not None else None
+    journal_contents = _JournalContents()
+    if journal_path is not None:
+        journal_contents = _read_journal(journal_path)
+        there = journal_contents.settings
+        if seed is None and there is not None and isinstance(there.get("seed"), int):
+            seed = there["seed"]  # the same schedule as the run that wrote the journal
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10 ** 9)
+    settings = _match_settings(spec_a, spec_b, variant=v, movetime=movetime, clock=clock,
+                               book=book, shuffle=shuffle_openings, seed=seed,
+                               max_plies=max_plies)
+    if journal_contents.settings is not None:
+        differences = _settings_differences(journal_contents.settings, settings)
+        if differences:
+            raise ValueError(f"--resume {journal_path}: the journal was written for another "
+                             f"match; it differs in " + "; ".join(differences)
+                             + " (give another journal file, or the same settings)")
+
     order = list(range(len(book)))
     if shuffle_openings:
         random.Random(seed).shuffle(order)
@@ -1114,9 +1374,33 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
         pair = (number + 1) // 2
         opening = tuple(book[order[(pair - 1) % len(book)]])
         jobs.append(_GameTask(number, pair, 2 - number % 2, opening, number % 2 == 1))
-    concurrency = min(concurrency, games)
-    out = stream if stream is not None else sys.stderr
 
+    finished: dict[int, MatchGame] = {}
+    for record in journal_contents.records:
+        if record.number > games:
+            continue  # beyond this run's games: kept in the journal, not counted
+        job = jobs[record.number - 1]
+        if (record.pair, tuple(record.opening), record.a_is_white) != (
+                job.pair, job.opening, job.a_is_white):
+            raise ValueError(f"--resume {journal_path}: game {record.number} of the journal "
+                             "does not match the schedule of this match (same settings, but "
+                             "another opening or colour): the journal was not written by "
+                             "this version of damier match")
+        finished[record.number] = record
+    resumed = len(finished)
+    jobs = [job for job in jobs if job.number not in finished]
+
+    # The SPRT: the journal's complete pairs first.
+    pairs_counted: set[int] = set()
+    sprt_decision: list[str | None] = [None]
+    if sprt is not None:
+        for pair, points in sorted(_pair_points(list(finished.values())).items()):
+            sprt.add_pair(points)
+            pairs_counted.add(pair)
+        sprt_decision[0] = sprt.decision
+    started_pairs = {record.pair for record in finished.values()}
+
+    out = stream if stream is not None else sys.stderr
     match = _Match(spec_a, spec_b, variant=v, movetime=movetime, clock=clock,
                    max_plies=max_plies, seed=seed, hub_timeout=hub_timeout,
                    event=event or "damier match")
@@ -1131,25 +1415,38 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
     match.event = event or f"damier match: {match.name_a} vs {match.name_b}"
 
     pdn_file: TextIO | None = None
-    if pdn_path is not None:
-        try:
+    journal: _Journal | None = None
+    try:
+        if pdn_path is not None:
             pdn_file = open(os.fspath(pdn_path), "w", encoding="utf-8")
-        except OSError:
-            match.close_player(first_a)
-            match.close_player(first_b)
-            raise
+        if journal_path is not None:
+            journal = _Journal(journal_path, journal_contents, settings)
+    except OSError:
+        match.close_player(first_a)
+        match.close_player(first_b)
+        if pdn_file is not None:
+            pdn_file.close()
+        raise
 
-    bar = _Progress(games, out, match.name_a, match.name_b, progress)
+    bar = _Progress(games, out, match.name_a, match.name_b, progress,
+                    done=resumed, points=sum(g.score_a for g in finished.values()))
+    if journal_contents.warning:
+        bar.message(journal_contents.warning, always=True)
+    if resumed:
+        bar.message(f"resuming: {resumed} game{'s' if resumed != 1 else ''} read back from "
+                    f"{journal_path}")
+    if sprt is not None and sprt_decision[0] is not None:
+        bar.message(f"SPRT: {sprt.decision_text()} already ({sprt.summary()}): no new pair")
     if openings is None and book == [[]]:
         bar.message(f"note: damier ships no openings for {v.title} draughts: every game starts "
                     "from the initial position (give openings for varied games)")
     pending: queue.Queue[_GameTask] = queue.Queue()
     for job in jobs:
         pending.put(job)
-    finished: dict[int, MatchGame] = {}
     written = [0]  # games written, in schedule order, so far
     errors: list[str] = []
     state_lock = threading.Lock()
+    closed = [False]  # the match is over: a game still finishing is dropped
 
     def flush_written() -> None:
         if pdn_file is None:
@@ -1159,13 +1456,46 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
             write_game(finished[written[0]].game, pdn_file)
         pdn_file.flush()
 
+    def take_job() -> _GameTask | None:
+        """The next game to play; None when there is none (or the SPRT has decided
+        and only new pairs are left)."""
+        while True:
+            try:
+                job = pending.get_nowait()
+            except queue.Empty:
+                return None
+            with state_lock:
+                if sprt_decision[0] is not None and job.pair not in started_pairs:
+                    continue  # the SPRT has decided: no new pair
+                started_pairs.add(job.pair)
+                return job
+
+    def game_finished(record: MatchGame) -> None:
+        """Counts a finished game (called with state_lock held)."""
+        finished[record.number] = record
+        if journal is not None:
+            journal.add(record)
+        flush_written()
+        bar.game_done(record)
+        if sprt is None or record.pair in pairs_counted:
+            return
+        other = record.number + 1 if record.number % 2 else record.number - 1
+        if other not in finished:
+            return
+        sprt.add_pair(record.score_a + finished[other].score_a)
+        pairs_counted.add(record.pair)
+        if sprt_decision[0] is None:
+            sprt_decision[0] = sprt.decision
+            if sprt_decision[0] is not None:
+                bar.message(f"SPRT: {sprt.decision_text()} ({sprt.summary()}) after "
+                            f"{sprt.pairs} pairs: finishing the games in progress")
+
     def worker(index: int, players: list[Player | None]) -> None:
         a, b = players
         try:
             while not match.stop_event.is_set():
-                try:
-                    job = pending.get_nowait()
-                except queue.Empty:
+                job = take_job()
+                if job is None:
                     return
                 try:
                     if a is None:
@@ -1193,15 +1523,15 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
                     match.close_player(b)
                     b = None
                 with state_lock:
-                    finished[record.number] = record
-                    flush_written()
-                    bar.game_done(record)
+                    if closed[0]:
+                        return  # the match has ended without this game
+                    game_finished(record)
         finally:
             match.close_player(a)
             match.close_player(b)
 
     threads = []
-    for index in range(concurrency):
+    for index in range(max(1, min(concurrency, len(jobs)))):
         initial: list[Player | None] = [first_a, first_b] if index == 0 else [None, None]
         t = threading.Thread(target=worker, args=(index, initial), daemon=True,
                              name=f"damier-match-{index}")
@@ -1219,7 +1549,8 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
             match.stop_event.set()
             match.stop_all()
             bar.message("stopping: dropping the games in progress (Ctrl-C again to quit the "
-                        "engines at once)")
+                        "engines at once)" + (f"; run again with --resume {journal_path} to "
+                                              "go on" if journal_path else ""))
             try:
                 while any(t.is_alive() for t in threads):
                     for t in threads:
@@ -1233,6 +1564,9 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
     finally:
         bar.close()
         with state_lock:
+            closed[0] = True
+            if journal is not None:
+                journal.close()
             records = [finished[k] for k in sorted(finished)]
             if pdn_file is not None:
                 flush_written()
@@ -1242,7 +1576,8 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
                         write_game(record.game, pdn_file)
                 pdn_file.close()
 
-    if not interrupted and len(records) < games and not errors:
+    if (not interrupted and len(records) < games and not errors
+            and sprt_decision[0] is None):
         errors.append(f"only {len(records)} of {games} games were played")
     wins, draws, losses, score, elo, interval, model, penta = _tally(records)
     return MatchResult(engine_a=match.name_a, engine_b=match.name_b, wins=wins, draws=draws,
@@ -1250,7 +1585,10 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
                        interval_model=model, pentanomial=penta, interrupted=interrupted,
                        scheduled=games, errors=errors, seed=seed,
                        pdn_path=os.fspath(pdn_path) if pdn_path is not None else None,
-                       time_control=match._time_control_text())
+                       time_control=match._time_control_text(),
+                       pentanomial_elo=elo_estimate(penta) if penta is not None else None,
+                       sprt=sprt, sprt_decision=sprt_decision[0], resumed=resumed,
+                       journal_path=journal_path)
 
 
 # -- command line -----------------------------------------------------------------------------
@@ -1267,8 +1605,12 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
         epilog="engines:\n  damier[:option=value,...]  damier's engine; options:\n"
         + damier_options_help().replace("\n  ", "\n    ").replace("  ", "    ", 1)
         + "\n  hub:COMMAND                a Hub-protocol engine run as a subprocess, "
-        "e.g. 'hub:dame hub'\n\nexample:\n  damier match damier:level=5 'hub:dame hub' "
-        "--games 20 --movetime 0.1 --pdn games.pdn")
+        "e.g. 'hub:dame hub'\n\nexamples:\n  damier match damier:level=5 'hub:dame hub' "
+        "--games 20 --movetime 0.1 --pdn games.pdn\n"
+        "  damier match damier:weights=new.json damier --games 4000 --sprt 0 10 "
+        "--resume new.jsonl\n\nWith --sprt the match stops once the test decides "
+        "(pentanomial GSPRT, logistic Elo);\nwith --resume, running the same command again "
+        "plays only the games the journal lacks.")
     p.add_argument("engine_a", metavar="A", help="engine A (the report is from its side)")
     p.add_argument("engine_b", metavar="B", help="engine B")
     p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
@@ -1294,6 +1636,18 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--timeout", type=float, default=10.0, metavar="S",
                    help="Hub engines: seconds to wait for an answer beyond the time to think "
                    "(default 10)")
+    p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
+                   help="stop as soon as a sequential test (GSPRT on game pairs) accepts "
+                   "H0 (A is at most ELO0 Elo stronger) or H1 (ELO1); --games is then the "
+                   "most games to play (even)")
+    p.add_argument("--alpha", type=float, metavar="A",
+                   help="--sprt: the chance of accepting H1 when H0 holds (default 0.05)")
+    p.add_argument("--beta", type=float, metavar="B",
+                   help="--sprt: the chance of accepting H0 when H1 holds (default 0.05)")
+    p.add_argument("--resume", metavar="FILE",
+                   help="journal of finished games (JSON lines, written as each game ends); "
+                   "run the same command again to play only the games it lacks")
+    p.add_argument("--json", metavar="OUT", help="write the result as JSON to this file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     p.set_defaults(_match_parser=p)
     return p
@@ -1318,6 +1672,20 @@ def match_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
         return usage_error(f"--timeout must be positive (a finite number of seconds), "
                            f"got {args.timeout}")
+    sprt: SPRT | None = None
+    sprt_args = getattr(args, "sprt", None)
+    alpha, beta = getattr(args, "alpha", None), getattr(args, "beta", None)
+    if sprt_args is None and (alpha is not None or beta is not None):
+        return usage_error("--alpha and --beta are the error rates of --sprt ELO0 ELO1")
+    if sprt_args is not None:
+        try:
+            sprt = SPRT(sprt_args[0], sprt_args[1], 0.05 if alpha is None else alpha,
+                        0.05 if beta is None else beta)
+        except ValueError as exc:
+            return usage_error(f"--sprt: {exc}")
+        if args.games % 2:
+            return usage_error(f"--sprt counts game pairs: --games (the most games to play) "
+                               f"must be even, got {args.games}")
     try:
         variant = get_variant(args.variant)
     except ValueError as exc:
@@ -1347,15 +1715,27 @@ def match_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                            openings=openings, concurrency=args.concurrency, pdn_path=args.pdn,
                            variant=variant, progress=not args.no_progress, seed=args.seed,
                            max_plies=args.max_plies, shuffle_openings=not args.sequential,
-                           hub_timeout=args.timeout, stream=err)
+                           hub_timeout=args.timeout, stream=err, sprt=sprt,
+                           resume=getattr(args, "resume", None))
     except (EngineSpecError, EngineStartError) as exc:
         return usage_error(str(exc))
     except OSError as exc:
-        return usage_error(f"--pdn: {exc}")
+        name = exc.filename if getattr(exc, "filename", None) else args.pdn
+        return usage_error(f"{'--resume' if name == getattr(args, 'resume', None) else '--pdn'}: "
+                           f"{exc}")
     except ValueError as exc:
         return usage_error(str(exc))
     out.write(result.summary() + "\n")
     out.flush()
+    json_path = getattr(args, "json", None)
+    if json_path:
+        try:
+            with open(json_path, "w", encoding="utf-8") as handle:
+                json.dump(result.to_dict(), handle, indent=2)
+                handle.write("\n")
+        except OSError as exc:
+            err.write(f"damier match: --json: {exc}\n")
+            return 1
     if result.interrupted:
         return 130
     return 1 if result.errors else 0

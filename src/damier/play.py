@@ -313,6 +313,9 @@ class PlaySession:
     :param numbers, flipped: display options (``flipped`` default: from Black's
         side when the human plays Black against the engine).
     :param seed: seed of the engine's choices below level 10.
+    :param book: the engine plays the opening from the variant's shipped book
+        (:func:`damier.book.shipped_book`; at levels 8-10). ``damier play`` turns
+        it on unless ``--no-book``.
     :param sink: called with each output item as it is produced (the terminal
         prints it at once); :meth:`handle` also returns the items of one line.
     :param thinker: runs a :class:`ThinkTask` (default: in the calling thread).
@@ -328,7 +331,7 @@ class PlaySession:
                  clock: tuple[float, float] | None = None, movetime: float = DEFAULT_MOVETIME,
                  depth: int | None = None, fen: str | None = None, rules: Rules | None = None,
                  numbers: bool = False, flipped: bool | None = None, seed: int | None = None,
-                 hash_mb: int = 16,
+                 hash_mb: int = 16, book: bool = False,
                  sink: Callable[[Item], None] | None = None,
                  thinker: Callable[[ThinkTask], Any] | None = None,
                  now: Callable[[], float] = time.monotonic) -> None:
@@ -356,6 +359,7 @@ class PlaySession:
         self.now = now
         self._seed = seed
         self._hash_mb = hash_mb
+        self._book = book
         self._engine: Engine | None = None
         self.quit_requested = False
         self._paused = False
@@ -429,7 +433,8 @@ class PlaySession:
     def engine(self) -> Engine:
         """The engine (made on first use)."""
         if self._engine is None:
-            self._engine = Engine(hash_mb=self._hash_mb, level=self.level, seed=self._seed)
+            self._engine = Engine(hash_mb=self._hash_mb, level=self.level, seed=self._seed,
+                                  book=self._book)
         return self._engine
 
     @property
@@ -1201,6 +1206,8 @@ def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--pieces", choices=sorted(PIECE_SETS), default="disc",
                    help="piece symbols: disc (●/◉), draughts (⛀⛁⛂⛃) or ascii (w W b B)")
     p.add_argument("--seed", type=int, help="seed of the engine's choices below level 10")
+    p.add_argument("--no-book", action="store_true",
+                   help="the engine does not play the opening from its book")
     p.add_argument("--no-color", action="store_true", help="no colours")
     parser: argparse.ArgumentParser = p
     return parser
@@ -1225,7 +1232,8 @@ def play_command(args: argparse.Namespace, out: TextIO, err: TextIO,
         session = PlaySession(variant=variant, white=white, black=black, level=args.level,
                               clock=clock, movetime=args.movetime, depth=args.depth,
                               fen=args.fen, numbers=args.numbers,
-                              flipped=True if args.flip else None, seed=args.seed)
+                              flipped=True if args.flip else None, seed=args.seed,
+                              book=not getattr(args, "no_book", False))
     except ValueError as exc:
         err.write(f"damier play: {exc}\n")
         return 2

@@ -78,15 +78,18 @@ class Job:
 
 
 class EnginePool:
-    """``size`` engines of ``hash_mb`` MiB each, and one first-come-first-served queue."""
+    """``size`` engines of ``hash_mb`` MiB each, and one first-come-first-served queue.
+    With ``book``, the engines play the opening from the variant's shipped book (at
+    levels 8-10; their analyses never use it)."""
 
-    def __init__(self, *, size: int = 2, hash_mb: int = 16) -> None:
+    def __init__(self, *, size: int = 2, hash_mb: int = 16, book: bool = False) -> None:
         if size < 1:
             raise ValueError(f"the engine pool needs at least one engine, got {size}")
         if hash_mb < 1:
             raise ValueError(f"hash_mb must be at least 1, got {hash_mb}")
         self.size = size
         self.hash_mb = hash_mb
+        self.book = book
         self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
         self._created = 0
         self._lock = threading.Lock()
@@ -112,7 +115,7 @@ class EnginePool:
             with self._lock:
                 if self._created < self.size:
                     self._created += 1
-                    return Engine(hash_mb=self.hash_mb, level=10)
+                    return Engine(hash_mb=self.hash_mb, level=10, book=self.book)
             return self._free.get()
 
     def submit(self, job: Job, fn: Callable[[Engine], T]) -> "Future[T]":

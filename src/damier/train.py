@@ -1,0 +1,737 @@
+"""Training damier's evaluation: ``damier train selfplay | fit | gate``.
+
+A round of training is three commands, each showing progress, stoppable with
+Ctrl-C and resumable (run the same command again)::
+
+    damier train selfplay data/r1 --games 10000 --nodes 4000        # games -> positions
+    damier train fit data/r1 --out r1.bin                             # positions -> weights
+    damier train gate r1.bin --games 400 --sprt 0 10                  # r1 against the current
+
+``selfplay`` plays games at a fixed node budget a move, from the variant's
+shipped balanced openings (or the start) plus a few random plies, and stores
+every quiet position (no capture pending) after the opening with the game's
+result and the engine's score, compactly (numpy ``.npz``, one file per chunk of
+games). Its chunks run as tasks on Ray when Ray is installed
+(``pip install 'damier[train]'``; a local in-process Ray by default,
+``--address`` joins an existing cluster), else on local processes. A chunk is
+written atomically when it ends, so an interrupted run resumes with the
+chunks that are missing and no game is counted twice; a chunk's games depend
+only on the seed and the chunk's number.
+
+``fit`` is a logistic regression of the positions' targets on the evaluation's
+features (:func:`damier._core.eval_trace_batch`): the prediction is
+``sigmoid(eval / scale)``, the target the game result blended with
+``sigmoid(score / scale)`` (``--score-share``). Mini-batch Adam on the sparse
+features with numpy alone (gather for the prediction, ``bincount`` for the
+gradient: a few seconds an epoch for a million positions on one core, so
+PyTorch would add a large dependency for no gain here), L2 towards zero (which
+keeps rarely seen patterns near zero), the validation loss on held-out games
+after every epoch and the weights of the best epoch written in the weights
+file format (:mod:`damier.evalfile`) with a manifest beside them.
+
+``gate`` plays the new weights against the current ones (game pairs from the
+shipped openings, pentanomial statistics, optionally an SPRT); a new set is
+shipped only when it wins.
+
+Needs numpy (``pip install 'damier[train]'``, which also brings Ray).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from damier._core import TRACE_WIDTH_MAX, eval_layout, eval_trace_batch, square_sets
+from damier.board import Board
+from damier.evalfile import UNIT, Weights, WeightsFileError, shipped_weights
+from damier.progress import ProgressBar
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
+
+__all__ = ["SelfplaySettings", "play_chunk", "selfplay", "Dataset", "load_dataset",
+           "FitSettings", "fit", "main", "add_train_parser"]
+
+SETTINGS_FILE = "selfplay.json"
+
+
+class TrainError(Exception):
+    """A training command that cannot go on (bad settings, unusable data)."""
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError:
+        raise TrainError("damier train needs numpy: pip install 'damier[train]'") from None
+    return numpy
+
+
+# ---------------------------------------------------------------------------------------
+# Self-play
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SelfplaySettings:
+    """What a self-play run's games depend on (stored in ``selfplay.json``; a
+    resumed run must have the same)."""
+
+    variant: str = DEFAULT_VARIANT
+    nodes: int = 4000
+    chunk_games: int = 20
+    random_plies: int = 2
+    skip_plies: int = 8
+    max_plies: int = 300
+    seed: int = 1
+    weights_sha256: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _weights_digest(path: str | None) -> str:
+    if path is None:
+        return ""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _opening(variant: Variant, openings: Sequence[Sequence[str]], plies: int,
+             rng: random.Random) -> Board:
+    board = Board(variant=variant)
+    if openings:
+        for text in rng.choice(openings):
+            board.push(text)
+    for _ in range(plies):
+        moves = board.legal_moves
+        if not moves or board.outcome() is not None:
+            break
+        board.push(rng.choice(moves))
+    return board
+
+
+def play_chunk(settings: SelfplaySettings, chunk: int, weights_path: str | None = None
+               ) -> dict[str, Any]:
+    """Plays chunk ``chunk``'s games (``settings.chunk_games`` of them) and returns
+    their quiet positions as arrays: ``white``, ``black``, ``kings`` (square
+    sets, bit ``s - 1`` for square ``s``), ``white_to_move``, ``result`` (of
+    the game, White's view: 1, 0.5, 0), ``score`` (the engine's, White's view,
+    centi-men), ``ply``, ``game`` (the game's number in the run) and
+    ``games``/``plies`` totals. The same settings and chunk give the same games."""
+    np = _numpy()
+    from damier.engine import Engine, Limit
+    from damier.openings import load_openings
+
+    variant = get_variant(settings.variant)
+    rng = random.Random(settings.seed * 1_000_003 + chunk)
+    engine = Engine(hash_mb=16, seed=rng.randrange(2 ** 31),
+                    weights=weights_path if weights_path else None)
+    openings = load_openings(variant=variant) if variant.openings_file else []
+    random_plies = settings.random_plies if openings else max(settings.random_plies, 6)
+    rows: dict[str, list[Any]] = {k: [] for k in ("white", "black", "kings", "white_to_move",
+                                                  "result", "score", "ply", "game")}
+    plies_total = 0
+    for g in range(settings.chunk_games):
+        game_no = chunk * settings.chunk_games + g
+        board = _opening(variant, openings, random_plies, rng)
+        engine.new_game()
+        start = board.ply
+        kept: list[tuple[int, int, int, bool, int, int]] = []
+        while board.outcome() is None and board.ply - start < settings.max_plies:
+            moves = board.legal_moves
+            if not moves:
+                break
+            quiet = not moves[0].captures
+            result = engine.play(board, Limit(nodes=settings.nodes))
+            if result.move is None:
+                break
+            score = result.info.get("score")
+            if quiet and board.ply >= settings.skip_plies and score is not None:
+                value = score.white().score(win_score=3000)
+                if value is not None and abs(value) < 2500:
+                    w, b, k, wtm = square_sets(board)
+                    kept.append((w, b, k, wtm, value, board.ply))
+            board.push(result.move)
+        outcome = board.outcome()
+        if outcome is None:
+            res = 0.5 if board.ply - start >= settings.max_plies else 0.5
+        else:
+            res = 0.5 if outcome.winner is None else (1.0 if outcome.winner else 0.0)
+        plies_total += board.ply - start
+        for w, b, k, wtm, value, ply in kept:
+            rows["white"].append(w)
+            rows["black"].append(b)
+            rows["kings"].append(k)
+            rows["white_to_move"].append(1 if wtm else 0)
+            rows["result"].append(res)
+            rows["score"].append(value)
+            rows["ply"].append(ply)
+            rows["game"].append(game_no)
+    return {
+        "white": np.array(rows["white"], dtype=np.uint64),
+        "black": np.array(rows["black"], dtype=np.uint64),
+        "kings": np.array(rows["kings"], dtype=np.uint64),
+        "white_to_move": np.array(rows["white_to_move"], dtype=np.uint8),
+        "result": np.array(rows["result"], dtype=np.float32),
+        "score": np.array(rows["score"], dtype=np.int16),
+        "ply": np.array(rows["ply"], dtype=np.int16),
+        "game": np.array(rows["game"], dtype=np.int32),
+        "games": np.array(settings.chunk_games, dtype=np.int32),
+        "plies": np.array(plies_total, dtype=np.int64),
+    }
+
+
+def _chunk_path(out: Path, chunk: int) -> Path:
+    return out / f"chunk-{chunk:06d}.npz"
+
+
+def _write_chunk(out: Path, chunk: int, arrays: dict[str, Any]) -> None:
+    np = _numpy()
+    final = _chunk_path(out, chunk)
+    tmp = final.with_name(final.name + ".tmp")
+    with open(tmp, "wb") as handle:
+        np.savez_compressed(handle, **arrays)
+    os.replace(tmp, final)
+
+
+def _done_chunks(out: Path) -> set[int]:
+    done = set()
+    for path in out.glob("chunk-*.npz"):
+        try:
+            done.add(int(path.stem.split("-")[1]))
+        except (IndexError, ValueError):
+            continue
+    return done
+
+
+def _prepare_run(out: Path, settings: SelfplaySettings) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / SETTINGS_FILE
+    if path.exists():
+        try:
+            old = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as err:
+            raise TrainError(f"{path}: unreadable settings ({err}); use another directory") from None
+        new = settings.to_dict()
+        differ = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        if differ:
+            raise TrainError(f"{out} holds a self-play run with other settings ("
+                             + ", ".join(f"{k}: {old.get(k)!r} there, {new.get(k)!r} now"
+                                         for k in differ)
+                             + "); use another directory or the same settings")
+    else:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(settings.to_dict(), indent=1) + "\n")
+        os.replace(tmp, path)
+
+
+def _run_tasks_ray(chunks: list[int], settings: SelfplaySettings, weights: str | None,
+                   address: str | None, workers: int | None,
+                   done: Callable[[int, dict[str, Any]], None]) -> None:
+    import ray
+
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "configure_logging": False}
+        if address:
+            kwargs["address"] = address
+        elif workers:
+            kwargs["num_cpus"] = workers
+        ray.init(**kwargs)
+    task = ray.remote(num_cpus=1)(play_chunk)
+    pending = {task.remote(settings, c, weights): c for c in chunks}
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                chunk = pending.pop(ref)
+                done(chunk, ray.get(ref))
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+
+
+def _run_tasks_local(chunks: list[int], settings: SelfplaySettings, weights: str | None,
+                     workers: int, done: Callable[[int, dict[str, Any]], None]) -> None:
+    if workers <= 1:
+        for c in chunks:
+            done(c, play_chunk(settings, c, weights))
+        return
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending = {pool.submit(play_chunk, settings, c, weights): c for c in chunks}
+        try:
+            while pending:
+                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    done(pending.pop(fut), fut.result())
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+
+def selfplay(out: str | os.PathLike[str], *, games: int, settings: SelfplaySettings | None = None,
+             weights: str | None = None, backend: str = "auto", address: str | None = None,
+             workers: int | None = None, progress: bool = True,
+             stream: TextIO | None = None) -> dict[str, Any]:
+    """Plays self-play games into the directory ``out`` until it holds ``games``
+    games (rounded up to whole chunks), resuming what is there. ``backend``:
+    ``"ray"``, ``"local"`` (processes) or ``"auto"`` (Ray when installed).
+    Returns ``{"games", "positions", "new_games", "seconds"}``."""
+    settings = settings or SelfplaySettings()
+    get_variant(settings.variant)
+    if games < 1:
+        raise TrainError("--games must be at least 1")
+    if settings.nodes < 1 or settings.chunk_games < 1:
+        raise TrainError("--nodes and --chunk-games must be at least 1")
+    if weights is not None:
+        try:
+            Weights.read(weights, variant=settings.variant)
+        except WeightsFileError as err:
+            raise TrainError(str(err)) from None
+        settings = SelfplaySettings(**dict(settings.to_dict(),
+                                           weights_sha256=_weights_digest(weights)))
+    path = Path(out)
+    _prepare_run(path, settings)
+    total_chunks = -(-games // settings.chunk_games)
+    done_before = _done_chunks(path)
+    todo = [c for c in range(total_chunks) if c not in done_before]
+    if backend == "auto":
+        try:
+            import ray  # noqa: F401
+            backend = "ray"
+        except ImportError:
+            backend = "local"
+    if backend not in ("ray", "local"):
+        raise TrainError(f"unknown backend {backend!r} (ray, local or auto)")
+    stream = stream if stream is not None else sys.stderr
+    finished = len([c for c in done_before if c < total_chunks])
+    bar = ProgressBar("selfplay", total=total_chunks * settings.chunk_games, stream=stream,
+                      done=finished * settings.chunk_games, enabled=progress)
+    if finished:
+        bar.message(f"resuming: {finished} of {total_chunks} chunks already played", always=True)
+    began = time.monotonic()
+    counts = {"new": 0, "positions": 0}
+
+    def done(chunk: int, arrays: dict[str, Any]) -> None:
+        _write_chunk(path, chunk, arrays)
+        counts["new"] += 1
+        counts["positions"] += len(arrays["result"])
+        rate = counts["new"] * settings.chunk_games / max(1e-9, time.monotonic() - began)
+        bar.update(f"{rate:.1f} games/s", advance=settings.chunk_games,
+                   line=f"chunk {chunk}: {settings.chunk_games} games, "
+                        f"{len(arrays['result'])} positions")
+
+    try:
+        if todo:
+            if backend == "ray":
+                _run_tasks_ray(todo, settings, weights, address, workers, done)
+            else:
+                _run_tasks_local(todo, settings, weights, workers or 1, done)
+    finally:
+        bar.close()
+    return {"games": total_chunks * settings.chunk_games,
+            "new_games": counts["new"] * settings.chunk_games,
+            "new_positions": counts["positions"], "seconds": time.monotonic() - began}
+
+
+# ---------------------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class Dataset:
+    """Positions with their features: ``feats``/``counts`` (``eval_trace_batch``
+    rows), ``phase``, ``shift``, ``result``, ``score`` and ``game``."""
+
+    variant: Variant
+    feats: Any
+    counts: Any
+    phase: Any
+    shift: Any
+    result: Any
+    score: Any
+    game: Any
+    games: int = 0
+    sources: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(len(self.result))
+
+    def subset(self, mask: Any) -> "Dataset":
+        return Dataset(self.variant, self.feats[mask], self.counts[mask], self.phase[mask],
+                       self.shift[mask], self.result[mask], self.score[mask], self.game[mask],
+                       self.games, self.sources)
+
+
+def trace_arrays(variant: Variant, white: Any, black: Any, kings: Any, wtm: Any) -> tuple[Any, ...]:
+    """The features of positions given as square sets (see :func:`play_chunk`)."""
+    np = _numpy()
+    n = len(white)
+    feats = np.zeros((n, TRACE_WIDTH_MAX), dtype=np.int32)
+    counts = np.zeros((n, TRACE_WIDTH_MAX), dtype=np.int16)
+    phase = np.zeros(n, dtype=np.int16)
+    shift = np.zeros(n, dtype=np.int8)
+    eval_trace_batch(variant.index, np.ascontiguousarray(white, dtype=np.uint64),
+                     np.ascontiguousarray(black, dtype=np.uint64),
+                     np.ascontiguousarray(kings, dtype=np.uint64),
+                     np.ascontiguousarray(wtm, dtype=np.uint8), feats, counts, phase, shift)
+    return feats, counts, phase, shift
+
+
+def load_dataset(directories: Sequence[str | os.PathLike[str]]) -> Dataset:
+    """The positions of one or more self-play directories, with their features."""
+    np = _numpy()
+    parts: dict[str, list[Any]] = {k: [] for k in ("white", "black", "kings", "white_to_move",
+                                                   "result", "score", "game")}
+    variant_name: str | None = None
+    games = 0
+    offset = 0
+    for directory in directories:
+        path = Path(directory)
+        settings_path = path / SETTINGS_FILE
+        if not settings_path.is_file():
+            raise TrainError(f"{path}: not a self-play directory (no {SETTINGS_FILE})")
+        settings = json.loads(settings_path.read_text())
+        if variant_name is None:
+            variant_name = settings["variant"]
+        elif settings["variant"] != variant_name:
+            raise TrainError(f"{path}: {settings['variant']} games mixed with {variant_name}")
+        chunk_files = sorted(path.glob("chunk-*.npz"))
+        if not chunk_files:
+            raise TrainError(f"{path}: no games yet (run damier train selfplay first)")
+        top = offset
+        for chunk_file in chunk_files:
+            try:
+                with np.load(chunk_file) as data:
+                    for key in parts:
+                        parts[key].append(data[key] + (offset if key == "game" else 0))
+                    games += int(data["games"])
+                    if len(data["game"]):
+                        top = max(top, int(data["game"].max()) + offset + 1)
+            except (OSError, ValueError, KeyError) as err:
+                raise TrainError(f"{chunk_file}: unreadable chunk ({err})") from None
+        offset = top
+    assert variant_name is not None
+    variant = get_variant(variant_name)
+    arrays = {k: np.concatenate(v) for k, v in parts.items()}
+    feats, counts, phase, shift = trace_arrays(variant, arrays["white"], arrays["black"],
+                                               arrays["kings"], arrays["white_to_move"])
+    return Dataset(variant, feats, counts, phase, shift, arrays["result"].astype(np.float64),
+                   arrays["score"].astype(np.float64), arrays["game"], games,
+                   [str(d) for d in directories])
+
+
+# ---------------------------------------------------------------------------------------
+# Fit
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class FitSettings:
+    epochs: int = 20
+    batch: int = 8192
+    learning_rate: float = 0.05     # share of a (diagonal) Newton step taken per batch
+    l2: float = 1e-4                # L2 prior towards zero on the pattern weights, as the
+                                    # share of positions a pattern needs to be half-believed
+    scale: float = 100.0            # centi-men per logit unit: sigmoid(eval / scale)
+    score_share: float = 0.5        # target = share * sigmoid(score/scale) + (1 - share) * result
+    validation: float = 0.1         # share of the games held out
+    seed: int = 1
+    fixed: tuple[str, ...] = ()     # terms kept at their initial weights
+
+
+def _sigmoid(np: Any, z: Any) -> Any:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def predict(np: Any, w: Any, data: Dataset) -> Any:
+    """The evaluation (centi-men, White's view) of every position, as floats."""
+    ph = data.phase.astype(np.float64) / 256.0
+    idx = 2 * data.feats.astype(np.int64)
+    c = data.counts.astype(np.float64)
+    so = (w[idx] * c).sum(axis=1)
+    se = (w[idx + 1] * c).sum(axis=1)
+    return (so * ph + se * (1.0 - ph)) / UNIT / (2.0 ** data.shift)
+
+
+def targets(np: Any, data: Dataset, settings: FitSettings) -> Any:
+    t = data.result.copy()
+    if settings.score_share > 0:
+        t = (1 - settings.score_share) * t + settings.score_share * _sigmoid(
+            np, data.score / settings.scale)
+    return t
+
+
+def _loss(np: Any, w: Any, data: Dataset, target: Any, scale: float) -> float:
+    """Cross-entropy of sigmoid(eval / scale) against the target (in nats, per position)."""
+    if len(data) == 0:
+        return float("nan")
+    p = np.clip(_sigmoid(np, predict(np, w, data) / scale), 1e-9, 1 - 1e-9)
+    return float(-(target * np.log(p) + (1 - target) * np.log(1 - p)).mean())
+
+
+def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
+        progress: bool = True, stream: TextIO | None = None,
+        on_epoch: Callable[[int, float, float], None] | None = None
+        ) -> tuple[Weights, list[dict[str, float]]]:
+    """Fits the weights to ``data`` from ``initial``; returns the weights of the
+    epoch with the lowest validation loss and every epoch's losses."""
+    np = _numpy()
+    settings = settings or FitSettings()
+    stream = stream if stream is not None else sys.stderr
+    layout = eval_layout(data.variant.index)
+    nterms = len(layout["terms"])
+    nweights = 2 * int(layout["features"])
+    w = np.array(initial.vector, dtype=np.float64)
+    frozen = np.zeros(nweights, dtype=bool)
+    for name in settings.fixed:
+        if name not in layout["terms"]:
+            raise TrainError(f"unknown term {name!r} in --fixed (terms: {', '.join(layout['terms'])})")
+        i = layout["terms"].index(name)
+        frozen[2 * i:2 * i + 2] = True
+    rng = np.random.default_rng(settings.seed)
+    games = np.unique(data.game)
+    held = set(rng.choice(games, size=max(1, int(len(games) * settings.validation)), replace=False)
+               .tolist()) if settings.validation > 0 and len(games) > 1 else set()
+    is_val = np.isin(data.game, list(held))
+    train, val = data.subset(~is_val), data.subset(is_val)
+    if len(train) == 0:
+        raise TrainError("no positions to fit")
+    t_train, t_val = targets(np, train, settings), targets(np, val, settings)
+    ph_all = train.phase.astype(np.float64) / 256.0
+    div_all = 2.0 ** train.shift
+    # The diagonal of the loss's Hessian (with p(1-p) at its largest, 1/4) over
+    # the training positions: each weight's step is its gradient divided by it,
+    # plus the L2 prior, so a weight seen in few positions moves little (and
+    # one never seen shrinks to zero), and the terms and the patterns, whose
+    # features differ in size by orders of magnitude, learn at the same pace.
+    unit = settings.scale * UNIT
+    flat = 2 * train.feats.astype(np.int64)
+    cw = train.counts.astype(np.float64) / div_all[:, None]
+    hess = np.bincount(flat.ravel(), weights=(cw * ph_all[:, None]).ravel() ** 2, minlength=nweights)
+    hess += np.bincount((flat + 1).ravel(), weights=(cw * (1 - ph_all[:, None])).ravel() ** 2,
+                        minlength=nweights)
+    del flat, cw
+    hess *= 0.25 / unit ** 2 / len(train)
+    prior = np.zeros(nweights)
+    prior[2 * nterms:nweights - 2] = 0.25 * settings.l2 / unit ** 2
+    denominator = hess + prior + 1e-30
+    history: list[dict[str, float]] = []
+    best = (math.inf, w.copy())
+    bar = ProgressBar("fit", total=settings.epochs, stream=stream, enabled=progress)
+    try:
+        for epoch in range(1, settings.epochs + 1):
+            order = rng.permutation(len(train))
+            for start in range(0, len(order), settings.batch):
+                rows = order[start:start + settings.batch]
+                feats = 2 * train.feats[rows].astype(np.int64)
+                c = train.counts[rows].astype(np.float64)
+                ph = ph_all[rows][:, None]
+                div = div_all[rows][:, None]
+                so = (w[feats] * c).sum(axis=1)
+                se = (w[feats + 1] * c).sum(axis=1)
+                ev = (so * ph[:, 0] + se * (1 - ph[:, 0])) / UNIT / div[:, 0]
+                p = _sigmoid(np, ev / settings.scale)
+                g = (p - t_train[rows]) / settings.scale / UNIT / len(rows)   # dLoss/d(eval units)
+                gc = (g[:, None] / div) * c
+                grad = np.bincount(feats.ravel(), weights=(gc * ph).ravel(), minlength=nweights)
+                grad += np.bincount((feats + 1).ravel(), weights=(gc * (1 - ph)).ravel(),
+                                    minlength=nweights)
+                grad *= len(rows) / min(len(rows), len(train))
+                step = settings.learning_rate * (grad + prior * w) / denominator
+                step[frozen] = 0.0
+                w -= step
+                np.clip(w, -32767, 32767, out=w)
+            lt = _loss(np, w, train, t_train, settings.scale)
+            lv = _loss(np, w, val, t_val, settings.scale) if len(val) else lt
+            history.append({"epoch": epoch, "train_loss": round(lt, 6), "validation_loss": round(lv, 6)})
+            if lv < best[0]:
+                best = (lv, w.copy())
+            if on_epoch is not None:
+                on_epoch(epoch, lt, lv)
+            bar.update(f"train {lt:.5f} validation {lv:.5f}", advance=1,
+                       line=f"epoch {epoch}: train loss {lt:.5f}, validation loss {lv:.5f}")
+    except KeyboardInterrupt:
+        bar.message(f"stopped after {len(history)} epochs; keeping the best so far")
+    finally:
+        bar.close()
+    return Weights.from_floats(data.variant, best[1].tolist()), history
+
+
+# ---------------------------------------------------------------------------------------
+# Gate
+# ---------------------------------------------------------------------------------------
+
+def gate(new: str, *, against: str | None = None, games: int = 400, nodes: int | None = None,
+         movetime: float | None = None, sprt: tuple[float, float] | None = (0.0, 10.0),
+         concurrency: int = 1, resume: str | None = None, pdn: str | None = None,
+         seed: int = 1, progress: bool = True, stream: TextIO | None = None) -> Any:
+    """Plays the weights ``new`` against ``against`` (default: the shipped
+    weights) in game pairs from the shipped openings, with an SPRT when
+    ``sprt`` is given; returns the :class:`damier.match.MatchResult`."""
+    from damier.match import run_match
+    from damier.sprt import SPRT
+
+    weights = Weights.read(new)
+    if against is not None:
+        Weights.read(against, variant=weights.variant)
+    limit = f",nodes={nodes}" if nodes else ""
+    spec_new = f"damier:weights={new},name=new{limit}"
+    spec_old = (f"damier:weights={against},name=current{limit}" if against
+                else f"damier:name=current{limit}")
+    if nodes is None and movetime is None:
+        movetime = 0.1
+    return run_match(spec_new, spec_old, games=games, movetime=movetime if not nodes else None,
+                     concurrency=concurrency, variant=weights.variant, progress=progress,
+                     seed=seed, pdn_path=pdn, resume=resume, stream=stream,
+                     sprt=SPRT(*sprt) if sprt else None)
+
+
+# ---------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------
+
+def add_train_parser(sub: Any) -> None:
+    """Adds ``damier train`` to the ``damier`` command line's subparsers."""
+    p = sub.add_parser("train", help="train the evaluation: self-play, fit, gate",
+                       description=__doc__.split("\n\n")[0])
+    build_parser(p)
+
+
+def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    p = p or argparse.ArgumentParser(prog="damier train", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="train_command", metavar="STEP", required=True)
+    s = sub.add_parser("selfplay", help="play self-play games into a directory (resumable)")
+    s.add_argument("out", help="directory of the run (created; resumed when it exists)")
+    s.add_argument("--variant", default=DEFAULT_VARIANT)
+    s.add_argument("--games", type=int, default=1000, help="games in the run (default 1000)")
+    s.add_argument("--nodes", type=int, default=4000, help="nodes a move (default 4000)")
+    s.add_argument("--chunk-games", type=int, default=20, help="games a task (default 20)")
+    s.add_argument("--random-plies", type=int, default=2,
+                   help="random plies after the opening (default 2)")
+    s.add_argument("--weights", help="weights file to play with (default: the shipped weights)")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--backend", choices=("auto", "ray", "local"), default="auto",
+                   help="where the games run (default: Ray when installed, else local processes)")
+    s.add_argument("--address", help="Ray cluster to join (default: a local Ray)")
+    s.add_argument("--workers", type=int, help="parallel games (default: the CPUs)")
+    s.add_argument("--no-progress", action="store_true")
+    f = sub.add_parser("fit", help="fit weights to self-play positions")
+    f.add_argument("data", nargs="+", help="self-play directories")
+    f.add_argument("--out", required=True, help="weights file to write (a manifest goes beside it)")
+    f.add_argument("--initial", help="weights to start from (default: the shipped ones)")
+    f.add_argument("--epochs", type=int, default=FitSettings.epochs)
+    f.add_argument("--batch", type=int, default=FitSettings.batch)
+    f.add_argument("--learning-rate", type=float, default=FitSettings.learning_rate)
+    f.add_argument("--l2", type=float, default=FitSettings.l2)
+    f.add_argument("--scale", type=float, default=FitSettings.scale)
+    f.add_argument("--score-share", type=float, default=FitSettings.score_share)
+    f.add_argument("--validation", type=float, default=FitSettings.validation)
+    f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial weights")
+    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--no-progress", action="store_true")
+    g = sub.add_parser("gate", help="match new weights against the current ones (SPRT)")
+    g.add_argument("new", help="the new weights file")
+    g.add_argument("--against", help="weights file to beat (default: the shipped weights)")
+    g.add_argument("--games", type=int, default=400, help="most games (default 400)")
+    limit = g.add_mutually_exclusive_group()
+    limit.add_argument("--nodes", type=int, help="nodes a move")
+    limit.add_argument("--movetime", type=float, help="seconds a move (default 0.1)")
+    g.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), default=(0.0, 10.0),
+                   help="SPRT bounds in Elo (default 0 10)")
+    g.add_argument("--no-sprt", action="store_true", help="play all the games, no SPRT")
+    g.add_argument("--concurrency", type=int, default=1)
+    g.add_argument("--resume", help="journal of the match (resumes it)")
+    g.add_argument("--pdn", help="write the games to this PDN file")
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def _gate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    result = gate(args.new, against=args.against, games=args.games, nodes=args.nodes,
+                  movetime=args.movetime, sprt=None if args.no_sprt else tuple(args.sprt),
+                  concurrency=args.concurrency, resume=args.resume, pdn=args.pdn, seed=args.seed,
+                  progress=not args.no_progress, stream=err)
+    out.write(result.summary() + "\n")
+    decision = result.sprt.decision if result.sprt is not None else None
+    accepted = decision == "H1" or (decision is None and result.elo_interval[0] > 0)
+    out.write(f"gate: {'accepted' if accepted else 'not accepted'}\n")
+    return 0 if accepted else 1
+
+
+def _selfplay_command(args: argparse.Namespace, err: TextIO) -> int:
+    settings = SelfplaySettings(variant=get_variant(args.variant).name, nodes=args.nodes,
+                                chunk_games=args.chunk_games, random_plies=args.random_plies,
+                                seed=args.seed)
+    summary = selfplay(args.out, games=args.games, settings=settings, weights=args.weights,
+                       backend=args.backend, address=args.address, workers=args.workers,
+                       progress=not args.no_progress, stream=err)
+    err.write(f"selfplay: {summary['games']} games in {args.out} ({summary['new_games']} new, "
+              f"{summary['new_positions']} new positions, {summary['seconds']:.0f} s)\n")
+    return 0
+
+
+def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
+    data = load_dataset(args.data)
+    if args.initial:
+        initial = Weights.read(args.initial, variant=data.variant)
+    else:
+        initial = shipped_weights(data.variant) or Weights.material(data.variant)
+    settings = FitSettings(epochs=args.epochs, batch=args.batch, learning_rate=args.learning_rate,
+                           l2=args.l2, scale=args.scale, score_share=args.score_share,
+                           validation=args.validation, seed=args.seed,
+                           fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
+    if settings.epochs < 1 or settings.batch < 1 or not 0 <= settings.validation < 1:
+        raise TrainError("--epochs and --batch must be at least 1, --validation in [0, 1)")
+    err.write(f"fit: {len(data)} positions from {data.games} games ({data.variant.name})\n")
+    began = time.monotonic()
+    weights, history = fit(data, initial, settings, progress=not args.no_progress, stream=err)
+    out = Path(args.out)
+    weights.write(out)
+    best = min(history, key=lambda h: h["validation_loss"]) if history else {}
+    manifest = {"file": out.name, "variant": data.variant.name, "made_by": "damier train fit",
+                "data": data.sources, "games": data.games, "positions": len(data),
+                "initial": args.initial or "shipped", "settings": dict(settings.__dict__),
+                "epochs": history, "best_epoch": best, "seconds": round(time.monotonic() - began, 1)}
+    manifest_path = out.with_name(out.stem + ".manifest.json")
+    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    err.write(f"fit: wrote {out} and {manifest_path.name} (best validation loss "
+              f"{best.get('validation_loss')} at epoch {best.get('epoch')})\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(args, out if out is not None else sys.stdout, err if err is not None else sys.stderr)
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Runs a parsed ``damier train`` command; 2 with a message on a bad setting."""
+    try:
+        if args.train_command == "selfplay":
+            return _selfplay_command(args, err)
+        if args.train_command == "fit":
+            return _fit_command(args, err)
+        if args.train_command == "gate":
+            return _gate_command(args, out, err)
+    except (TrainError, WeightsFileError, ValueError) as exc:
+        err.write(f"damier train {args.train_command}: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        err.write(f"damier train {args.train_command}: stopped; run the same command to resume\n")
+        return 130
+    raise AssertionError(args.train_command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,322 @@
+"""The match statistics and the pentanomial GSPRT (damier.sprt).
+
+Expected values come from hand computation, from an independent formula (the
+normal approximation of the LLR) or from the error rates the test promises
+(seeded simulations); none is produced by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from damier import match as match_module
+from damier.sprt import (PAIR_SCORES, SPRT, constrained_mle, elo_estimate, elo_from_score, llr,
+                         mean_score, normalized_elo, pair_variance, pentanomial_counts,
+                         pentanomial_interval, score_from_elo, sprt_bounds, trinomial_interval)
+
+
+def logistic_score(elo: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def normal_llr(counts: list[int], elo0: float, elo1: float) -> float:
+    """The normal approximation of the LLR, written out independently of damier.sprt:
+    N (s1 - s0) (2 s - s0 - s1) / (2 var), over the per-pair mean scores."""
+    values = [0.0, 0.25, 0.5, 0.75, 1.0]
+    n = sum(counts)
+    s = sum(c * v for c, v in zip(counts, values)) / n
+    var = sum(c * (v - s) ** 2 for c, v in zip(counts, values)) / n
+    s0, s1 = logistic_score(elo0), logistic_score(elo1)
+    return n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
+
+
+def tilted(base: list[float], target_mean: float) -> list[float]:
+    """``base`` exponentially tilted to have mean ``target_mean`` (bisection on the tilt)."""
+    values = [0.0, 0.25, 0.5, 0.75, 1.0]
+
+    def dist(t: float) -> list[float]:
+        w = [b * math.exp(t * v) for b, v in zip(base, values)]
+        total = sum(w)
+        return [x / total for x in w]
+
+    lo, hi = -50.0, 50.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if sum(p * v for p, v in zip(dist(mid), values)) < target_mean:
+            lo = mid
+        else:
+            hi = mid
+    return dist((lo + hi) / 2)
+
+
+# -- counts, scores, Elo --------------------------------------------------------------------
+
+
+def test_pentanomial_counts_from_pair_scores() -> None:
+    assert pentanomial_counts([0, 0.5, 1, 1.5, 2, 2, 1.0]) == (1, 1, 2, 1, 2)
+    assert pentanomial_counts([]) == (0, 0, 0, 0, 0)
+    for bad in (0.25, 2.5, -0.5, math.nan):
+        with pytest.raises(ValueError, match="scores 0, 0.5, 1, 1.5 or 2"):
+            pentanomial_counts([bad])
+
+
+def test_mean_variance_and_elo_hand_computed() -> None:
+    # pairs 1, 1, 3, 3, 2 at per-game scores 0, .25, .5, .75, 1:
+    # mean (0 + .25 + 1.5 + 2.25 + 2) / 10 = 0.6;
+    # variance (.36 + .1225 + 3 * .01 + 3 * .0225 + 2 * .16) / 10 = 0.09
+    counts = [1, 1, 3, 3, 2]
+    assert mean_score(counts) == pytest.approx(0.6)
+    assert pair_variance(counts) == pytest.approx(0.09)
+    est = elo_estimate(counts)
+    assert est.elo == pytest.approx(400 * math.log10(0.6 / 0.4))  # 70.437
+    # SE = 0.3 / sqrt(10); score interval 0.6 -+ 1.959964 * SE = [0.41406, 0.78594]
+    assert est.low == pytest.approx(400 * math.log10(0.41406 / 0.58594), abs=0.02)
+    assert est.high == pytest.approx(400 * math.log10(0.78594 / 0.21406), abs=0.02)
+    # normalized Elo: (800 / ln 10) * (0.6 - 0.5) / sqrt(2 * 0.09) = 81.89
+    assert normalized_elo(counts).elo == pytest.approx(800 / math.log(10) * 0.1 / math.sqrt(0.18))
+    # a 90% interval is narrower than the 95% one
+    narrow = elo_estimate(counts, confidence=0.90)
+    assert est.low < narrow.low < narrow.elo < narrow.high < est.high
+
+
+def test_score_and_elo_are_inverse() -> None:
+    for elo in (-800.0, -190.848, -5.0, 0.0, 0.1, 35.0, 400.0):
+        assert score_from_elo(elo) == pytest.approx(logistic_score(elo), rel=1e-12)
+        assert elo_from_score(score_from_elo(elo)) == pytest.approx(elo, abs=1e-9)
+    assert score_from_elo(math.inf) == 1.0 and score_from_elo(-math.inf) == 0.0
+    assert score_from_elo(-1e9) == 0.0  # no overflow
+
+
+def test_degenerate_statistics() -> None:
+    assert math.isnan(mean_score([0] * 5)) and math.isnan(pair_variance([0] * 5))
+    est = elo_estimate([0, 0, 0, 0, 0])
+    assert all(math.isnan(x) for x in (est.elo, est.low, est.high))
+    assert elo_estimate([0, 0, 7, 0, 0]).low == 0.0 == elo_estimate([0, 0, 7, 0, 0]).high
+    assert elo_estimate([0, 0, 0, 0, 3]).elo == math.inf
+    assert math.isnan(normalized_elo([0, 0, 7, 0, 0]).elo)  # no spread: no unit
+    with pytest.raises(ValueError, match="five numbers"):
+        elo_estimate([1, 2, 3])
+    with pytest.raises(ValueError, match="not negative"):
+        mean_score([1, -1, 0, 0, 0])
+
+
+def test_match_keeps_the_statistics_names() -> None:
+    """damier.match re-exports the statistics of damier.sprt (one implementation)."""
+    assert match_module.elo_from_score is elo_from_score
+    assert match_module.pentanomial_interval is pentanomial_interval
+    assert match_module.trinomial_interval is trinomial_interval
+    assert {"elo_from_score", "pentanomial_interval", "trinomial_interval"} <= set(
+        match_module.__all__)
+
+
+# -- the constrained maximum-likelihood estimate ---------------------------------------------
+
+
+def test_constrained_mle_two_points_hand_computed() -> None:
+    # mass only on 0.25 and 0.75: the mean 0.55 fixes it: q(.75) = (.55 - .25) / .5 = 0.6
+    q = constrained_mle([0, 0.5, 0, 0.5, 0], PAIR_SCORES, 0.55)
+    assert q == pytest.approx([0, 0.4, 0, 0.6, 0], abs=1e-12)
+
+
+def test_constrained_mle_is_the_constrained_maximum() -> None:
+    rng = random.Random(4)
+    values = [0.0, 0.25, 0.5, 0.75, 1.0]
+    # directions that keep both the total and the mean: sum 0 and sum v_i x_i = 0
+    directions = [[1, -2, 1, 0, 0], [0, 1, -2, 1, 0], [0, 0, 1, -2, 1]]
+    for _ in range(30):
+        p = [rng.uniform(0.05, 1.0) for _ in range(5)]
+        total = sum(p)
+        p = [x / total for x in p]
+        target = rng.uniform(0.2, 0.8)
+        q = constrained_mle(p, PAIR_SCORES, target)
+        assert sum(q) == pytest.approx(1.0, abs=1e-12)
+        assert sum(a * v for a, v in zip(q, values)) == pytest.approx(target, abs=1e-10)
+
+        def objective(dist: list[float]) -> float:
+            return sum(a * math.log(b) for a, b in zip(p, dist))
+
+        best = objective(q)
+        for direction in directions:
+            for t in (-1e-3, 1e-3, -2e-2, 2e-2):
+                other = [a + t * d for a, d in zip(q, direction)]
+                if min(other) > 0:
+                    assert objective(other) < best
+
+
+def test_constrained_mle_at_the_observed_mean_is_the_observation() -> None:
+    p = [0.1, 0.2, 0.4, 0.2, 0.1]
+    assert constrained_mle(p, PAIR_SCORES, 0.5) == pytest.approx(p)
+    with pytest.raises(ValueError, match="no distribution with mean"):
+        constrained_mle([0, 0, 1, 0, 0], PAIR_SCORES, 0.6)
+
+
+# -- the LLR ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("counts, elo0, elo1", [
+    ([5, 40, 60, 50, 10], 0, 10),
+    ([50, 400, 600, 500, 100], 0, 5),
+    ([30, 200, 500, 210, 35], -3, 3),
+    ([100, 300, 300, 300, 120], 0, 10),
+    ([20, 310, 1400, 290, 25], -2, 4),
+    ([60, 240, 380, 250, 70], 5, 15),
+])
+def test_llr_agrees_with_the_normal_approximation(counts: list[int], elo0: float,
+                                                  elo1: float) -> None:
+    expected = normal_llr(counts, elo0, elo1)
+    assert llr(counts, elo0, elo1) == pytest.approx(expected, rel=0.03, abs=0.02)
+
+
+def test_llr_scales_with_the_pairs_and_is_antisymmetric() -> None:
+    counts = [20, 80, 150, 90, 25]
+    one = llr(counts, 0, 10)
+    assert llr([3 * c for c in counts], 0, 10) == pytest.approx(3 * one, rel=1e-9)
+    # swapping the hypotheses flips the sign; mirroring the counts and the Elos too
+    assert llr(counts, -10, 0) == pytest.approx(-llr(counts[::-1], 0, 10), rel=1e-9)
+
+
+def test_bounds() -> None:
+    assert sprt_bounds() == pytest.approx((math.log(0.05 / 0.95), math.log(0.95 / 0.05)))
+    lower, upper = sprt_bounds(0.1, 0.02)
+    assert lower == pytest.approx(math.log(0.02 / 0.9))
+    assert upper == pytest.approx(math.log(0.98 / 0.1))
+
+
+def test_degenerate_counts_give_no_error() -> None:
+    assert llr([0, 0, 0, 0, 0], 0, 5) == 0.0
+    for counts in ([0, 0, 9, 0, 0], [0, 0, 0, 0, 4], [3, 0, 0, 0, 0], [0, 5, 0, 5, 0],
+                   [1, 0, 0, 0, 0]):
+        value = llr(counts, 0, 5)
+        assert math.isfinite(value)
+    # all pairs won: evidence for H1, all lost: for H0; all drawn at the score of
+    # elo0: for H0
+    assert llr([0, 0, 0, 0, 10], 0, 5) > 0 > llr([10, 0, 0, 0, 0], 0, 5)
+    assert llr([0, 0, 30, 0, 0], 0, 5) < 0
+
+
+# -- the SPRT object ------------------------------------------------------------------------
+
+
+def test_sprt_rejects_bad_parameters() -> None:
+    with pytest.raises(ValueError, match="elo1 must be greater than elo0"):
+        SPRT(5, 0)
+    with pytest.raises(ValueError, match="elo1 must be greater than elo0"):
+        SPRT(3, 3)
+    for name, kwargs in (("alpha", {"alpha": 0.0}), ("alpha", {"alpha": 0.5}),
+                         ("beta", {"beta": -0.1}), ("beta", {"beta": 0.7}),
+                         ("alpha", {"alpha": math.nan})):
+        with pytest.raises(ValueError, match=name):
+            SPRT(0, 5, **kwargs)
+    with pytest.raises(ValueError, match="finite"):
+        SPRT(0, math.inf)
+    with pytest.raises(ValueError, match="whole numbers"):
+        SPRT(0, 5).add([1, 2, -1, 0, 0])
+    with pytest.raises(ValueError, match="five numbers"):
+        SPRT(0, 5).add([1, 2])
+
+
+def test_sprt_no_pairs() -> None:
+    test = SPRT(0, 5)
+    assert test.llr == 0.0 and test.decision is None and test.pairs == 0
+    assert test.summary() == "LLR 0.00 (-2.94, 2.94) [0, 5]"
+
+
+def test_sprt_decisions_follow_the_bounds() -> None:
+    counts = [5, 40, 60, 50, 10]  # mean score 0.530: +21 Elo
+    expected = normal_llr(counts, 0, 10)
+    test = SPRT(0, 10, counts=counts)
+    assert test.llr == pytest.approx(expected, rel=0.03)
+    assert test.decision is None  # about 0.98 < 2.94
+    for _ in range(3):
+        test.add(counts)
+    assert test.llr > math.log(0.95 / 0.05) and test.decision == "H1"
+    bad = SPRT(0, 10, counts=[c * 4 for c in counts[::-1]])
+    assert bad.decision == "H0"
+    # with looser error rates the same counts decide sooner
+    assert SPRT(0, 10, alpha=0.3, beta=0.3, counts=counts).decision == "H1"
+
+
+def test_merging_counts_equals_counting_at_once() -> None:
+    rng = random.Random(11)
+    scores = [rng.choice([0, 0.5, 1, 1, 1, 1.5, 1.5, 2]) for _ in range(301)]
+    at_once = SPRT(-2, 8)
+    for s in scores:
+        at_once.add_pair(s)
+    first, second = SPRT(-2, 8), SPRT(-2, 8)
+    for s in scores[:150]:
+        first.add_pair(s)
+    second.add(pentanomial_counts(scores[150:]))
+    first.add(second)
+    assert first.counts == at_once.counts == pentanomial_counts(scores)
+    assert first.llr == at_once.llr
+    assert first == at_once
+
+
+def test_sprt_round_trips_through_json() -> None:
+    test = SPRT(-1.5, 4, alpha=0.1, beta=0.025, counts=[3, 10, 20, 12, 4])
+    data = json.loads(json.dumps(test.to_dict()))
+    back = SPRT.from_dict(data)
+    assert back == test and back.llr == test.llr and back.bounds == test.bounds
+    assert (back.elo0, back.elo1, back.alpha, back.beta) == (-1.5, 4, 0.1, 0.025)
+    with pytest.raises(ValueError):
+        SPRT.from_dict({"elo0": 0})
+
+
+def test_summary_format() -> None:
+    test = SPRT(0, 5, counts=[0, 0, 0, 0, 0])
+    assert test.summary() == "LLR 0.00 (-2.94, 2.94) [0, 5]"
+    test = SPRT(-3, 1.5, alpha=0.1, beta=0.1, counts=[1, 2, 3, 2, 1])
+    lower, upper = math.log(0.1 / 0.9), math.log(0.9 / 0.1)
+    assert test.summary() == f"LLR {test.llr:.2f} ({lower:.2f}, {upper:.2f}) [-3, 1.5]"
+
+
+# -- the error rates, simulated --------------------------------------------------------------
+
+
+def simulate(dist: list[float], elo0: float, elo1: float, runs: int, seed: int,
+             max_pairs: int = 20000) -> dict[str | None, int]:
+    """Runs ``runs`` SPRTs on pairs drawn from ``dist``; how often each decision came."""
+    rng = random.Random(seed)
+    cumulative = [sum(dist[: i + 1]) for i in range(5)]
+    outcomes: dict[str | None, int] = {"H0": 0, "H1": 0, None: 0}
+    for _ in range(runs):
+        test = SPRT(elo0, elo1)
+        counts = [0, 0, 0, 0, 0]
+        decision = None
+        for pairs in range(1, max_pairs + 1):
+            u = rng.random()
+            counts[next(i for i, c in enumerate(cumulative) if u < c or i == 4)] += 1
+            if pairs % 4 == 0:  # look every 4 pairs (a match looks every pair)
+                test = SPRT(elo0, elo1, counts=counts)
+                decision = test.decision
+                if decision is not None:
+                    break
+        outcomes[decision] += 1
+    return outcomes
+
+
+BASE = [0.06, 0.22, 0.44, 0.22, 0.06]  # drawish, symmetric: mean 0.5
+
+
+def test_simulated_sprt_accepts_h0_at_elo0() -> None:
+    dist = tilted(BASE, logistic_score(0.0))
+    outcomes = simulate(dist, 0, 40, runs=250, seed=1)
+    assert outcomes["H0"] >= 0.90 * 250, outcomes
+    assert outcomes[None] == 0
+
+
+def test_simulated_sprt_accepts_h1_at_elo1() -> None:
+    dist = tilted(BASE, logistic_score(40.0))
+    outcomes = simulate(dist, 0, 40, runs=250, seed=2)
+    assert outcomes["H1"] >= 0.90 * 250, outcomes
+    assert outcomes[None] == 0
+
+
+def test_simulated_sprt_far_outside_the_hypotheses() -> None:
+    # far better than elo1: H1 almost always, and far worse than elo0: H0
+    assert simulate(tilted(BASE, logistic_score(120.0)), 0, 40, runs=80, seed=3)["H1"] >= 78
+    assert simulate(tilted(BASE, logistic_score(-80.0)), 0, 40, runs=80, seed=4)["H0"] >= 78

@@ -1,0 +1,170 @@
+"""damier train: self-play on Ray (interrupted and resumed, every game counted
+once), the fit (recovers known weights) and the command line."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from array import array
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+import damier
+from damier._core import eval_layout
+from damier.engine import Engine, Limit
+from damier.evalfile import Weights
+from damier.train import (Dataset, FitSettings, SelfplaySettings, TrainError, fit, load_dataset,
+                          main, play_chunk, predict, selfplay, trace_arrays)
+from damier._core import square_sets
+
+TINY = SelfplaySettings(nodes=150, chunk_games=2, max_plies=60, skip_plies=4)
+
+
+def test_a_chunk_is_deterministic_and_its_positions_are_real() -> None:
+    a = play_chunk(TINY, 3)
+    b = play_chunk(TINY, 3)
+    for key in ("white", "black", "kings", "result", "score", "game"):
+        assert np.array_equal(a[key], b[key]), key
+    assert int(a["games"]) == 2 and set(a["game"].tolist()) <= {6, 7}
+    assert len(a["result"]) > 0 and set(a["result"].tolist()) <= {0.0, 0.5, 1.0}
+    # every stored position is a legal, quiet position of the variant
+    for w, bl, k, wtm in zip(a["white"][:20], a["black"][:20], a["kings"][:20], a["white_to_move"][:20]):
+        pieces = {}
+        for s in range(1, 51):
+            if int(w) >> (s - 1) & 1:
+                pieces[s] = damier.Piece(damier.WHITE, bool(int(k) >> (s - 1) & 1))
+            if int(bl) >> (s - 1) & 1:
+                pieces[s] = damier.Piece(damier.BLACK, bool(int(k) >> (s - 1) & 1))
+        board = damier.Board()
+        board.set_piece_map(pieces, turn=bool(wtm))
+        assert square_sets(board) == (int(w), int(bl), int(k), bool(wtm))
+        assert board.legal_moves and not board.legal_moves[0].captures
+
+
+def _chunks(path: Path) -> list[str]:
+    return sorted(p.name for p in path.glob("chunk-*.npz"))
+
+
+def test_selfplay_on_ray_interrupted_and_resumed(tmp_path: Path) -> None:
+    """A run on a local Ray, stopped with Ctrl-C after its first chunk, then run
+    again: the chunks that were written are kept, the others played, and every
+    game is in the data once, as a run that was never stopped would have it."""
+    pytest.importorskip("ray")
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "damier", "train", "selfplay", str(out), "--games", "12",
+           "--chunk-games", "2", "--nodes", "150", "--backend", "ray", "--workers", "1",
+           "--no-progress"]
+    env = dict(os.environ, RAY_DISABLE_USAGE_STATS="1")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not _chunks(out) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert _chunks(out), proc.communicate()[1][-2000:]
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert "Traceback" not in err, err[-2000:]
+    first = _chunks(out)
+    assert 1 <= len(first) <= 6
+    before = {name: (out / name).read_bytes() for name in first}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "resuming" in done.stderr or len(first) == 6
+    assert _chunks(out) == [f"chunk-{i:06d}.npz" for i in range(6)]
+    for name, data in before.items():
+        assert (out / name).read_bytes() == data          # kept, not played again
+    data = load_dataset([out])
+    assert data.games == 12
+    # the same games as an uninterrupted run: chunk by chunk equal to a fresh play
+    settings = SelfplaySettings(**json.loads((out / "selfplay.json").read_text()))
+    for c in range(6):
+        fresh = play_chunk(settings, c)
+        with np.load(out / f"chunk-{c:06d}.npz") as stored:
+            assert np.array_equal(stored["white"], fresh["white"])
+            assert np.array_equal(stored["game"], fresh["game"])
+    assert set(np.unique(data.game).tolist()) <= set(range(12))
+
+
+def test_selfplay_refuses_other_settings_in_the_same_directory(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    selfplay(out, games=2, settings=TINY, backend="local", progress=False)
+    with pytest.raises(TrainError, match="nodes: 150 there, 300 now"):
+        selfplay(out, games=2, settings=SelfplaySettings(nodes=300, chunk_games=2, max_plies=60,
+                                                         skip_plies=4),
+                 backend="local", progress=False)
+    summary = selfplay(out, games=2, settings=TINY, backend="local", progress=False)
+    assert summary["new_games"] == 0
+
+
+def _random_positions(n: int, seed: int) -> list[damier.Board]:
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < n:
+        board = damier.Board()
+        for _ in range(rng.randrange(4, 90)):
+            moves = board.legal_moves
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.legal_moves and not board.legal_moves[0].captures:
+            boards.append(board)
+    return boards
+
+
+def test_fit_recovers_known_weights() -> None:
+    """Targets made from known weights (score share 1: the target is the sigmoid
+    of the known evaluation): the fit's evaluation comes back to the known one
+    on positions it was not fitted on, and the material weights with it."""
+    boards = _random_positions(3000, seed=2)
+    variant = boards[0].variant
+    sets = np.array([square_sets(b) for b in boards], dtype=np.uint64)
+    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
+                                               sets[:, 3].astype(np.uint8))
+    truth = Weights.material(variant)
+    truth.set("man", 8 * 100, 8 * 140)
+    truth.set("king", 8 * 280, 8 * 350)
+    truth.set("advancement", 8 * 3, 8 * 6)
+    truth.set("side", 8 * 5, 8 * 2)
+    games = np.arange(len(boards)) // 10
+    data = Dataset(variant, feats, counts, phase, shift, np.full(len(boards), 0.5),
+                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
+    true_eval = predict(np, np.array(truth.vector, dtype=float), data)
+    data.score = true_eval
+    start = Weights.material(variant)
+    start.set("man", 8 * 60, 8 * 60)
+    fitted, history = fit(data, start, FitSettings(epochs=100, batch=512, learning_rate=0.5,
+                                                   l2=0.1, score_share=1.0, validation=0.2),
+                          progress=False)
+    assert history[-1]["validation_loss"] < history[0]["validation_loss"]
+    got = predict(np, np.array(fitted.vector, dtype=float), data)
+    # Where the sigmoid is not saturated (within 3 men) the evaluation is recovered.
+    near = np.abs(true_eval) < 300
+    assert near.sum() > 1000
+    error = np.abs(got - true_eval)[near].mean()
+    assert error < 5.0, error
+    man_open, man_end = fitted.get("man")
+    # the man's value halfway through the game (the two phases trade off in these positions)
+    assert abs((man_open + man_end) / 2 - 960) < 60, fitted.get("man")
+
+
+def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    selfplay(out, games=4, settings=TINY, backend="local", progress=False)
+    weights = tmp_path / "w.bin"
+    assert main(["fit", str(out), "--out", str(weights), "--epochs", "2", "--no-progress"]) == 0
+    manifest = json.loads((tmp_path / "w.manifest.json").read_text())
+    assert manifest["games"] == 4 and len(manifest["epochs"]) == 2
+    assert all("validation_loss" in e for e in manifest["epochs"])
+    engine = Engine(hash_mb=8, weights=weights)
+    assert engine.play(damier.Board(), Limit(depth=3)).move in damier.Board().legal_moves
+    # bad input: a clear message, no traceback
+    assert main(["fit", str(tmp_path / "nothing"), "--out", str(weights)]) == 2
+    assert "not a self-play directory" in capsys.readouterr().err
+    assert main(["fit", str(out), "--out", str(weights), "--initial", str(tmp_path / "none.bin")]) == 2
+    assert "cannot read weights file" in capsys.readouterr().err
