@@ -145,3 +145,15 @@ def reference_dir() -> Path:
     if not REFERENCE_DIR.is_dir():
         raise FileNotFoundError(f"{REFERENCE_DIR} is missing (it belongs to the repository)")
     return REFERENCE_DIR
+
+
+@pytest.fixture(autouse=True)
+def _default_sigint_handler():
+    """Every test starts with Python's own Ctrl-C handler (a test that installs
+    its own and is cut short must not change what Ctrl-C does in the next one)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
