@@ -1,72 +1,127 @@
-# Included by _core.pyx (first of the search files): the static evaluation, one
-# linear function of a feature vector, and the Python-facing evaluate_from_features.
+# Included by _core.pyx (first of the search files): the static evaluation, a
+# learned pattern evaluation blended by game phase, and its trace for training.
 # No Python objects in the hot path.
 
-DEF NPST = 50
-DEF NTERMS = 13            # terms besides the man table (see EVAL_TERM_NAMES)
+DEF NTERMS = 12            # hand-named terms (see EVAL_TERM_NAMES)
+DEF MAXPAT = 8             # weight tables of areas (8 on 10x10 boards, 5 on 8x8)
+DEF PSTATES = 6561         # 3^8: an area's eight squares, each empty, own man or opponent's man
+DEF UNIT_SHIFT = 3         # weights are in eighths of a centi-man
+DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men on the board)
 
 # ---------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------
-# The evaluation is linear in its weights: score = sum(weight[i] * feature[i]),
-# White minus Black, from the side to move's point of view in the search. The
-# weights live in a data file (damier/data/eval_<variant>.json) tuned by
-# damier.tuning; `eval_features` exposes the feature vector for that tuning.
+# The evaluation is linear in its weights. Each feature f (White minus Black) has
+# two weights, an opening and an endgame one, and the game phase blends them:
+#
+#     S_open = sum(w_open[f] * x[f]),  S_end = sum(w_end[f] * x[f])
+#     white  = ((S_open * phase + S_end * (256 - phase)) >> 11) >> log2(divisor)
+#
+# in centi-men (weights are eighths of a centi-man; 2048 = 256 * 8), and the
+# score from the side to move's point of view is +white or -white. The
+# features are the terms of EVAL_TERM_NAMES, the pattern features and the side
+# to move (+1 White, -1 Black). ``eval_trace`` lists them for training and tests.
+#
+# Patterns. The board is covered by overlapping areas of 4 x 4 squares (8 dark
+# squares each), at even rows and columns: 16 areas on a 10 x 10 board, 9 on
+# 8 x 8. A table of 6561 weights scores an area's men as seen by one side (own
+# men, the opponent's men, empty; kings count as empty). Colour symmetry gives
+# the weights: an area seen by White and the same area turned half a turn seen
+# by Black share one table, so table k adds T_k[White's view of A_k] and
+# subtracts T_k[Black's view of A_k turned]; every area is scored once (an area
+# that is its own half-turn, the centre one on 8 x 8, is scored from both
+# sides). The squares of an area lie two by two on four rows, two consecutive
+# bits per row, so an area's men are a shift, a mask and three folds away
+# (see ``area_bits``).
 
 EVAL_TERM_NAMES = (
     "man",            # men
-    "king_opening",   # kings, weighted by the share of men still on the board
-    "king_endgame",   # kings, weighted by the share of men gone
+    "king",           # kings
     "king_mobility",  # empty squares the kings see
     "king_diagonal",  # kings on the main diagonal
     "balance",        # |men on the left wing - men on the right wing|
     "blocked",        # men with no free square ahead
     "runaway",        # men with no enemy piece in their path to the crowning row
     "outpost",        # advanced centre men supported by two men behind
-    "exchange",       # lead in pieces times the share of pieces gone (scaled by 256)
     "breakthrough",   # men with at most one enemy piece in their path (runaways excluded)
     "mobility",       # forward steps open to men (tempo reserve; low in locked formations)
     "kings_lead",     # lead in pieces when both sides have a king (such endings often draw)
+    "advancement",    # rows the men have advanced from their first row (the "tempo" count)
 )
 
-# Terms whose features are scaled by 256 (their sum is divided once, at the end).
-SCALED_TERMS = (1, 2, 9)
-
-ctypedef struct EvalParams:
-    int term[NTERMS]
-    int pst[NPST]            # per square, as White sees it (Black mirrored)
-    int tempo                # bonus for the side to move
+ctypedef struct EvalW:
+    int16_t term[NTERMS][2]          # [term][opening, endgame]
+    int16_t side[2]                  # the side to move's bonus
+    int16_t pat[MAXPAT][PSTATES][2]  # [table][area state][opening, endgame]
 
 ctypedef struct EvalTables:
     int initial_men
+    int npat                 # weight tables in use
+    int fold[3]              # shifts that bring rows 2, 3 and 4 of an area next to row 1
+    int area_w[MAXPAT]       # lowest bit of the area White sees with table k
+    int area_b[MAXPAT]       # lowest bit of the same area turned, seen by Black
     uint64_t left            # left half of the board (as White sees it)
     uint64_t diagonal        # the main (long) diagonal
     uint64_t outpost[2]      # squares where an outpost counts, [black, white]
     uint64_t cone[2][64]     # squares ahead of a man on a bit, [black, white]
     uint64_t behind[2][64]   # the two squares diagonally behind a man
-    int pst_index[2][64]     # index into pst for a man of [black, white] on a bit
+    uint64_t rows[2][16]     # [colour][rows advanced from the colour's first row]
+    int nrows
 
-cdef EvalParams EVAL[MAX_VARIANTS]
 cdef EvalTables ETAB[MAX_VARIANTS]
+cdef EvalW* EVALW[MAX_VARIANTS]        # the weights every search uses unless given its own
+cdef uint16_t TERN[256]                # bits of an area's 8 squares -> base-3 digits 1
+cdef uint16_t TERN_REV[256]            # the same, the 8 squares in reverse order
+
+
+cdef void _init_tern() noexcept:
+    cdef int x, j, v, r, p
+    for x in range(256):
+        v = 0
+        r = 0
+        p = 1
+        for j in range(8):
+            if x & (1 << j):
+                v += p
+            if x & (1 << (7 - j)):
+                r += p
+            p *= 3
+        TERN[x] = <uint16_t>v
+        TERN_REV[x] = <uint16_t>r
+
+
+_init_tern()
+
+
+cdef inline int area_bit(const Geo* g, int row, int col) noexcept:
+    """The bit of the lowest square of the area whose top-left corner is (row, col)."""
+    return row * g.per_row + row // 2 + col // 2
 
 
 cdef void _init_eval_tables(int v):
     cdef Geo* g = &GEOS[v]
     cdef EvalTables* t = &ETAB[v]
-    cdef int s, b, r, c, r2, c2, size = g.size
+    cdef int s, b, r, c, r2, c2, size = g.size, R = g.per_row, k, n
     cdef uint64_t bit
+    memset(t, 0, sizeof(EvalTables))
     t.initial_men = 2 * (g.nsq // 2 - g.per_row)
-    t.left = 0
-    t.diagonal = 0
-    t.outpost[0] = 0
-    t.outpost[1] = 0
-    for b in range(64):
-        t.cone[0][b] = 0
-        t.cone[1][b] = 0
-        t.behind[0][b] = 0
-        t.behind[1][b] = 0
-        t.pst_index[0][b] = 0
-        t.pst_index[1][b] = 0
+    t.nrows = size
+    # Areas at even rows and columns; table k pairs area (r, c) seen by White
+    # with (size-4-r, size-4-c) seen by Black. Representatives: the areas that
+    # come first in reading order among each half-turn pair.
+    t.fold[0] = R - 2
+    t.fold[1] = 2 * R + 1 - 4
+    t.fold[2] = 3 * R + 1 - 6
+    n = 0
+    for r in range(0, size - 3, 2):
+        for c in range(0, size - 3, 2):
+            r2 = size - 4 - r
+            c2 = size - 4 - c
+            if (r, c) <= (r2, c2):
+                t.area_w[n] = area_bit(g, r, c)
+                t.area_b[n] = area_bit(g, r2, c2)
+                n += 1
+    t.npat = n
     for s in range(1, g.nsq + 1):
         b = g.bit_of_sq[s]
         bit = (<uint64_t>1) << b
@@ -80,8 +135,8 @@ cdef void _init_eval_tables(int v):
             t.outpost[1] |= bit
         if r == size // 2:
             t.outpost[0] |= bit
-        t.pst_index[1][b] = s - 1
-        t.pst_index[0][b] = g.nsq - s
+        t.rows[1][size - 1 - r] |= bit  # White starts on the bottom row
+        t.rows[0][r] |= bit
         for s2 in range(1, g.nsq + 1):
             r2 = (s2 - 1) // g.per_row
             c2 = 2 * ((s2 - 1) % g.per_row) + (1 if r2 % 2 == 0 else 0)
@@ -96,11 +151,40 @@ cdef void _init_eval_tables(int v):
 
 
 cdef void _default_eval_params(int v):
-    """Material only, until weights are loaded (``set_eval_params``)."""
-    memset(&EVAL[v], 0, sizeof(EvalParams))
-    EVAL[v].term[0] = 100
-    EVAL[v].term[1] = 300
-    EVAL[v].term[2] = 300
+    """Material only, until weights are loaded (``set_eval_weights``)."""
+    cdef EvalW* w
+    if EVALW[v] == NULL:
+        EVALW[v] = <EvalW*>calloc(1, sizeof(EvalW))
+    w = EVALW[v]
+    memset(w, 0, sizeof(EvalW))
+    w.term[0][0] = 100 << UNIT_SHIFT
+    w.term[0][1] = 100 << UNIT_SHIFT
+    w.term[1][0] = 300 << UNIT_SHIFT
+    w.term[1][1] = 300 << UNIT_SHIFT
+
+
+cdef inline uint64_t area_bits(const EvalTables* t, uint64_t x) noexcept nogil:
+    """The 8 squares of an area (x shifted so that the area's lowest bit is bit
+    0) as bits 0-7, in square order. Works on both 32-bit halves at once."""
+    return ((x & <uint64_t>0x0000000300000003)
+            | ((x >> t.fold[0]) & <uint64_t>0x0000000C0000000C)
+            | ((x >> t.fold[1]) & <uint64_t>0x0000003000000030)
+            | ((x >> t.fold[2]) & <uint64_t>0x000000C0000000C0))
+
+
+cdef inline int area_index_w(const EvalTables* t, uint64_t wm, uint64_t bm, int base) noexcept nogil:
+    """White's view of an area: own (White) men digit 1, Black's men digit 2."""
+    cdef uint64_t x = ((wm >> base) & <uint64_t>0xFFFFFFFF) | (((bm >> base) & <uint64_t>0xFFFFFFFF) << 32)
+    x = area_bits(t, x)
+    return TERN[x & 255] + 2 * TERN[(x >> 32) & 255]
+
+
+cdef inline int area_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int base) noexcept nogil:
+    """Black's view of an area turned half a turn: own (Black) men digit 1,
+    White's men digit 2, the squares in reverse order."""
+    cdef uint64_t x = ((bm >> base) & <uint64_t>0xFFFFFFFF) | (((wm >> base) & <uint64_t>0xFFFFFFFF) << 32)
+    x = area_bits(t, x)
+    return TERN_REV[x & 255] + 2 * TERN_REV[(x >> 32) & 255]
 
 
 cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcept nogil:
@@ -116,150 +200,334 @@ cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcep
     return n
 
 
-cdef void eval_features(const Geo* g, const Pos* p, int* f, int* pst) noexcept nogil:
-    """Fills ``f[NTERMS]`` (White minus Black; the king terms scaled by 256) and
-    ``pst[NPST]`` (men per table square, White minus Black)."""
-    cdef const EvalTables* t = &ETAB[g.variant]
-    cdef uint64_t occ = p.pieces[0] | p.pieces[1]
-    cdef uint64_t empty = g.mask & ~occ
-    cdef uint64_t men[2]
-    cdef uint64_t kings[2]
-    cdef uint64_t x, b, ahead, step0, step1
-    cdef int c, sign, nmen, i, fwd0, fwd1, enemies
-    cdef int nm[2]
-    cdef int nk[2]
-    for i in range(NTERMS):
-        f[i] = 0
-    for i in range(NPST):
-        pst[i] = 0
-    for c in range(2):
-        men[c] = p.pieces[c] & ~p.kings
-        kings[c] = p.pieces[c] & p.kings
-        nm[c] = popcount(men[c])
-        nk[c] = popcount(kings[c])
-    nmen = nm[0] + nm[1]
-    f[9] = exchange_feature(t, nm[1] + nk[1], nm[0] + nk[0])
-    if nk[0] and nk[1]:
-        f[12] = (nm[1] + nk[1]) - (nm[0] + nk[0])
-    for c in range(2):
-        sign = 1 if c == 1 else -1
-        f[0] += sign * nm[c]
-        f[1] += sign * nk[c] * nmen * 256 // t.initial_men
-        f[2] += sign * nk[c] * (t.initial_men - nmen) * 256 // t.initial_men
-        if kings[c]:
-            f[3] += sign * king_sight(g, kings[c], empty)
-            f[4] += sign * popcount(kings[c] & t.diagonal)
-        f[5] += sign * abs(popcount(men[c] & t.left) - popcount(men[c] & ~t.left))
-        fwd0 = 0 if c == 1 else 2
-        fwd1 = fwd0 + 1
-        step0 = men[c] & sh_back(g, empty, fwd0)
-        step1 = men[c] & sh_back(g, empty, fwd1)
-        f[6] += sign * popcount(men[c] & ~(step0 | step1))
-        f[11] += sign * (popcount(step0) + popcount(step1))
-        x = men[c]
-        while x:
-            b = x & (~x + 1)
-            x ^= b
-            i = ctz(b)
-            pst[t.pst_index[c][i]] += sign
-            ahead = t.cone[c][i]
-            enemies = popcount(ahead & p.pieces[1 - c])
-            if enemies == 0 and kings[1 - c] == 0:
-                f[7] += sign
-            elif enemies <= 1:
-                f[10] += sign
-            if (b & t.outpost[c]) and (t.behind[c][i] & ~p.pieces[c]) == 0:
-                f[8] += sign
+cdef inline int eval_phase(const EvalTables* t, int nmen) noexcept nogil:
+    if nmen >= t.initial_men:
+        return PHASE_ONE
+    return nmen * PHASE_ONE // t.initial_men
 
 
-cdef inline int eval_divisor(const Geo* g, const Pos* p) noexcept nogil:
-    """16 when a lone king faces at most three pieces in a variant where that
-    is usually a draw (flying kings; the registry's ``lone_king_drawish``: a
-    draw under the 16- and 5-move rules unless the king is caught at once, so
-    the score is scaled right down), else 1."""
-    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
-    if g.lone_king_drawish and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
-                                or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
-        return 16
-    return 1
-
-
-cdef inline int exchange_feature(const EvalTables* t, int white, int black) noexcept nogil:
-    """The lead in pieces times the share of pieces gone, scaled by 256: trading
-    down is good for the side ahead."""
-    return (white - black) * (t.initial_men - white - black) * 256 // t.initial_men
-
-
-cdef int evaluate(const EvalParams* e, const Geo* g, const Pos* p) noexcept nogil:
-    """Static evaluation in centi-men from the side to move's point of view.
-
-    The same weighted sum as ``eval_features`` (tests check that they agree),
-    computed directly for speed."""
+cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
+    """Fills ``f[NTERMS]``: the terms, White minus Black."""
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef uint64_t empty = g.mask & ~(p.pieces[0] | p.pieces[1])
     cdef uint64_t men, kings, x, b, step0, step1, enemy_kings
-    cdef int c, sign, nmen, i, fwd0, side, enemies, k_open = 0, k_end = 0
-    cdef int score = 0
-    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
-    cdef int nk[2]
-    nk[0] = popcount(p.pieces[0] & p.kings)
-    nk[1] = popcount(p.pieces[1] & p.kings)
-    nmen = nw + nb - nk[0] - nk[1]
+    cdef int c, sign, i, fwd0, enemies, r
+    cdef int nk0 = popcount(p.pieces[0] & p.kings), nk1 = popcount(p.pieces[1] & p.kings)
+    for i in range(NTERMS):
+        f[i] = 0
+    if nk0 and nk1:
+        f[10] = popcount(p.pieces[1]) - popcount(p.pieces[0])
     for c in range(2):
         sign = 1 if c == 1 else -1
         men = p.pieces[c] & ~p.kings
         kings = p.pieces[c] & p.kings
-        side = e.term[0] * popcount(men)
+        f[0] += sign * popcount(men)
         if kings:
-            k_open += sign * nk[c] * nmen * 256 // t.initial_men
-            k_end += sign * nk[c] * (t.initial_men - nmen) * 256 // t.initial_men
-            side += e.term[3] * king_sight(g, kings, empty) + e.term[4] * popcount(kings & t.diagonal)
+            f[1] += sign * popcount(kings)
+            f[2] += sign * king_sight(g, kings, empty)
+            f[3] += sign * popcount(kings & t.diagonal)
         i = popcount(men & t.left) - popcount(men & ~t.left)
-        side += e.term[5] * (i if i >= 0 else -i)
+        f[4] += sign * (i if i >= 0 else -i)
         fwd0 = 0 if c == 1 else 2
         step0 = men & sh_back(g, empty, fwd0)
         step1 = men & sh_back(g, empty, fwd0 + 1)
-        side += e.term[6] * popcount(men & ~(step0 | step1))
-        side += e.term[11] * (popcount(step0) + popcount(step1))
+        f[5] += sign * popcount(men & ~(step0 | step1))
+        f[9] += sign * (popcount(step0) + popcount(step1))
+        for r in range(1, t.nrows):
+            f[11] += sign * r * popcount(men & t.rows[c][r])
         enemy_kings = p.pieces[1 - c] & p.kings
         x = men
         while x:
             b = x & (~x + 1)
             x ^= b
             i = ctz(b)
-            side += e.pst[t.pst_index[c][i]]
             enemies = popcount(t.cone[c][i] & p.pieces[1 - c])
             if enemies == 0 and enemy_kings == 0:
-                side += e.term[7]
+                f[6] += sign
             elif enemies <= 1:
-                side += e.term[10]
+                f[8] += sign
             if (b & t.outpost[c]) and (t.behind[c][i] & ~p.pieces[c]) == 0:
-                side += e.term[8]
-        score += sign * side
-    score += (e.term[1] * k_open + e.term[2] * k_end
-              + e.term[9] * exchange_feature(t, nw, nb)) // 256
-    if nk[0] and nk[1]:
-        score += e.term[12] * (nw - nb)
-    score //= eval_divisor(g, p)
-    return (score if p.turn == 1 else -score) + e.tempo
+                f[7] += sign
 
 
-def evaluate_from_features(CoreBoard board) -> int:
-    """The evaluation recomputed from ``eval_features`` and the weights (slow;
-    for tests that check ``evaluate`` against the features used in tuning)."""
+cdef inline int eval_divisor_shift(const Geo* g, const Pos* p) noexcept nogil:
+    """4 (a divisor of 16) when a lone king faces at most three pieces in a
+    variant where that is usually a draw (flying kings; the registry's
+    ``lone_king_drawish``: a draw under the 16- and 5-move rules unless the
+    king is caught at once, so the score is scaled right down), else 0."""
+    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
+    if g.lone_king_drawish and ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
+                                or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
+        return 4
+    return 0
+
+
+cdef inline int eval_divisor(const Geo* g, const Pos* p) noexcept nogil:
+    return 1 << eval_divisor_shift(g, p)
+
+
+cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
+    """Static evaluation in centi-men from the side to move's point of view.
+
+    The same sum as ``eval_trace`` lists (tests check that they agree),
+    computed directly for speed."""
+    cdef const EvalTables* t = &ETAB[g.variant]
+    cdef int f[NTERMS]
+    cdef int i, k, iw, ib, phase, sign
+    cdef int64_t so = 0, se = 0, score
+    cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
+    term_features(g, p, f)
+    for i in range(NTERMS):
+        so += w.term[i][0] * f[i]
+        se += w.term[i][1] * f[i]
+    for k in range(t.npat):
+        iw = area_index_w(t, wm, bm, t.area_w[k])
+        ib = area_index_b(t, wm, bm, t.area_b[k])
+        so += w.pat[k][iw][0] - w.pat[k][ib][0]
+        se += w.pat[k][iw][1] - w.pat[k][ib][1]
+    sign = 1 if p.turn == 1 else -1
+    so += sign * w.side[0]
+    se += sign * w.side[1]
+    phase = eval_phase(t, popcount(wm | bm))
+    # Turned to the side to move before rounding, so that rounding is colour-blind.
+    score = (sign * (so * phase + se * (PHASE_ONE - phase))) >> (8 + UNIT_SHIFT)
+    return <int>(score >> eval_divisor_shift(g, p))
+
+
+# ---------------------------------------------------------------------------
+# Python-facing: weights, layout and trace
+# ---------------------------------------------------------------------------
+
+cdef int eval_nfeatures(int v) noexcept:
+    """Features of a variant: the terms, its pattern tables, the side to move."""
+    return NTERMS + ETAB[v].npat * PSTATES + 1
+
+
+cdef class EvalWeights:
+    """A set of evaluation weights for one variant, held by the core.
+
+    ``data`` is the weight vector as little-endian int16, two weights (opening,
+    endgame) per feature in the order of :func:`eval_layout`: the terms, the
+    pattern tables (table by table, state by state), the side to move.
+    :mod:`damier.evalfile` reads and writes the files that hold them."""
+
+    cdef EvalW* w
+    cdef readonly int variant_index
+
+    def __cinit__(self, int variant_index, data):
+        cdef const uint8_t[:] raw
+        cdef int nf, i, k, j, base
+        cdef const int16_t* v
+        if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
+            raise ValueError(f"unknown variant index {variant_index}")
+        raw = bytes(data)
+        nf = eval_nfeatures(variant_index)
+        if raw.shape[0] != 4 * nf:
+            raise ValueError(f"expected {2 * nf} weights ({4 * nf} bytes), got {raw.shape[0]} bytes")
+        self.w = <EvalW*>calloc(1, sizeof(EvalW))
+        if self.w == NULL:
+            raise MemoryError()
+        self.variant_index = variant_index
+        v = <const int16_t*>&raw[0]     # little-endian hosts only (x86-64, arm64)
+        for i in range(NTERMS):
+            self.w.term[i][0] = v[2 * i]
+            self.w.term[i][1] = v[2 * i + 1]
+        base = 2 * NTERMS
+        for k in range(ETAB[variant_index].npat):
+            for j in range(PSTATES):
+                self.w.pat[k][j][0] = v[base]
+                self.w.pat[k][j][1] = v[base + 1]
+                base += 2
+        self.w.side[0] = v[base]
+        self.w.side[1] = v[base + 1]
+
+    def __dealloc__(self):
+        free(self.w)
+
+    def to_bytes(self) -> bytes:
+        """The weight vector as ``data`` gives it (little-endian int16)."""
+        cdef int nf = eval_nfeatures(self.variant_index), i, k, j, base
+        out = bytearray(4 * nf)
+        cdef uint8_t[:] raw = out
+        cdef int16_t* v = <int16_t*>&raw[0]
+        for i in range(NTERMS):
+            v[2 * i] = self.w.term[i][0]
+            v[2 * i + 1] = self.w.term[i][1]
+        base = 2 * NTERMS
+        for k in range(ETAB[self.variant_index].npat):
+            for j in range(PSTATES):
+                v[base] = self.w.pat[k][j][0]
+                v[base + 1] = self.w.pat[k][j][1]
+                base += 2
+        v[base] = self.w.side[0]
+        v[base + 1] = self.w.side[1]
+        return bytes(out)
+
+
+# The weights loaded for every engine, kept alive here (EVALW points into them).
+_loaded_weights = [None] * MAX_VARIANTS
+
+
+def set_eval_weights(EvalWeights weights) -> None:
+    """Loads ``weights`` as the evaluation of their variant for every search
+    that has no weights of its own."""
+    _loaded_weights[weights.variant_index] = weights
+    EVALW[weights.variant_index] = weights.w
+
+
+def eval_layout(int variant_index) -> dict:
+    """The feature layout of a variant's evaluation: term names, pattern tables,
+    states per table, features and the shifts of the fixed-point arithmetic."""
+    if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
+        raise ValueError(f"unknown variant index {variant_index}")
+    cdef const EvalTables* t = &ETAB[variant_index]
+    return {"terms": list(EVAL_TERM_NAMES), "patterns": t.npat, "pattern_states": PSTATES,
+            "pattern_squares": 8, "features": eval_nfeatures(variant_index),
+            "unit_shift": UNIT_SHIFT, "phase_one": PHASE_ONE,
+            "areas": [(GEOS[variant_index].sq_of_bit[t.area_w[k]], GEOS[variant_index].sq_of_bit[t.area_b[k]])
+                      for k in range(t.npat)]}
+
+
+def eval_trace(CoreBoard board):
+    """The evaluation's features of ``board``: ``(features, counts, phase, shift)``.
+
+    ``features`` are feature numbers (as :func:`eval_layout` orders them) and
+    ``counts`` their values, White minus Black (a pattern feature counts +1 for
+    White's view, -1 for Black's; the last feature is the side to move, +1 for
+    White). With the weights ``w`` (two per feature), the evaluation is::
+
+        so = sum(c * w[2 * f] ...); se = sum(c * w[2 * f + 1] ...)
+        score = ((sign * (so * phase + se * (256 - phase))) >> 11) >> shift
+
+    is what ``evaluate`` returns, with ``sign`` +1 when White is to move, else -1
+    (the score is the side to move's)."""
     cdef const Geo* g = board._g
     cdef const Pos* p = &board._pos
-    cdef const EvalParams* e = &EVAL[g.variant]
+    cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int pst[NPST]
-    cdef int i, score
-    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
-    eval_features(g, p, f, pst)
-    score = e.term[0] * f[0] + (e.term[1] * f[1] + e.term[2] * f[2] + e.term[9] * f[9]) // 256
-    for i in range(3, NTERMS):
-        if i != 9:
-            score += e.term[i] * f[i]
-    for i in range(g.nsq):
-        score += e.pst[i] * pst[i]
-    score //= eval_divisor(g, p)
-    return (score if p.turn == 1 else -score) + e.tempo
+    cdef int i, k
+    cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
+    term_features(g, p, f)
+    feats = []
+    counts = []
+    for i in range(NTERMS):
+        if f[i]:
+            feats.append(i)
+            counts.append(f[i])
+    for k in range(t.npat):
+        feats.append(NTERMS + k * PSTATES + area_index_w(t, wm, bm, t.area_w[k]))
+        counts.append(1)
+        feats.append(NTERMS + k * PSTATES + area_index_b(t, wm, bm, t.area_b[k]))
+        counts.append(-1)
+    feats.append(eval_nfeatures(g.variant) - 1)
+    counts.append(1 if p.turn == 1 else -1)
+    return feats, counts, eval_phase(t, popcount(wm | bm)), eval_divisor_shift(g, p)
+
+
+def eval_scale_divisor(CoreBoard board) -> int:
+    """What the weighted feature sum of ``board`` is divided by (1, or 16 in a
+    drawish lone-king ending)."""
+    return eval_divisor(board._g, &board._pos)
+
+
+DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 1
+
+
+def square_sets(CoreBoard board):
+    """``(white, black, kings, white_to_move)``: the position as square sets
+    (bit ``s - 1`` for square ``s``), as ``eval_trace_batch`` reads them."""
+    cdef const Geo* g = board._g
+    cdef const Pos* p = &board._pos
+    cdef uint64_t sets[3]
+    cdef uint64_t x, b
+    cdef int i
+    cdef uint64_t src[3]
+    src[0] = p.pieces[1]
+    src[1] = p.pieces[0]
+    src[2] = p.kings
+    for i in range(3):
+        sets[i] = 0
+        x = src[i]
+        while x:
+            b = x & (~x + 1)
+            x ^= b
+            sets[i] |= (<uint64_t>1) << (g.sq_of_bit[ctz(b)] - 1)
+    return sets[0], sets[1], sets[2], p.turn == 1
+
+
+TRACE_WIDTH_MAX = TRACE_WIDTH
+
+
+def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[:] black,
+                     const uint64_t[:] kings, const uint8_t[:] white_to_move,
+                     int32_t[:, :] feats, int16_t[:, :] counts, int16_t[:] phase,
+                     int8_t[:] shift) -> None:
+    """``eval_trace`` of many positions given as square sets (see ``square_sets``),
+    written into the caller's arrays (``TRACE_WIDTH_MAX`` columns; unused
+    columns get feature 0 and count 0). No numpy needed here: any buffers of
+    these types will do."""
+    cdef const Geo* g
+    cdef const EvalTables* t
+    cdef Pos pos
+    cdef int n, i, j, k, col, s
+    cdef uint64_t x, b, sets[3], wm, bm
+    cdef int f[NTERMS]
+    if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
+        raise ValueError(f"unknown variant index {variant_index}")
+    g = &GEOS[variant_index]
+    t = &ETAB[variant_index]
+    n = white.shape[0]
+    if (black.shape[0] != n or kings.shape[0] != n or white_to_move.shape[0] != n
+            or feats.shape[0] != n or counts.shape[0] != n or phase.shape[0] != n
+            or shift.shape[0] != n):
+        raise ValueError("all arrays need one row per position")
+    if feats.shape[1] < TRACE_WIDTH or counts.shape[1] < TRACE_WIDTH:
+        raise ValueError(f"feats and counts need {TRACE_WIDTH} columns")
+    with nogil:
+        for i in range(n):
+            sets[0] = white[i]
+            sets[1] = black[i]
+            sets[2] = kings[i]
+            pos.pieces[0] = 0
+            pos.pieces[1] = 0
+            pos.kings = 0
+            for j in range(3):
+                x = sets[j]
+                while x:
+                    b = x & (~x + 1)
+                    x ^= b
+                    s = ctz(b) + 1
+                    if s <= g.nsq:
+                        if j == 0:
+                            pos.pieces[1] |= (<uint64_t>1) << g.bit_of_sq[s]
+                        elif j == 1:
+                            pos.pieces[0] |= (<uint64_t>1) << g.bit_of_sq[s]
+                        else:
+                            pos.kings |= (<uint64_t>1) << g.bit_of_sq[s]
+            pos.kings &= pos.pieces[0] | pos.pieces[1]
+            pos.turn = 1 if white_to_move[i] else 0
+            wm = pos.pieces[1] & ~pos.kings
+            bm = pos.pieces[0] & ~pos.kings
+            term_features(g, &pos, f)
+            col = 0
+            for j in range(NTERMS):
+                if f[j]:
+                    feats[i, col] = j
+                    counts[i, col] = <int16_t>f[j]
+                    col += 1
+            for k in range(t.npat):
+                feats[i, col] = NTERMS + k * PSTATES + area_index_w(t, wm, bm, t.area_w[k])
+                counts[i, col] = 1
+                col += 1
+                feats[i, col] = NTERMS + k * PSTATES + area_index_b(t, wm, bm, t.area_b[k])
+                counts[i, col] = -1
+                col += 1
+            feats[i, col] = NTERMS + t.npat * PSTATES
+            counts[i, col] = 1 if pos.turn == 1 else -1
+            col += 1
+            while col < TRACE_WIDTH:
+                feats[i, col] = 0
+                counts[i, col] = 0
+                col += 1
+            phase[i] = <int16_t>eval_phase(t, popcount(wm | bm))
+            shift[i] = <int8_t>eval_divisor_shift(g, &pos)

@@ -42,7 +42,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -50,8 +50,10 @@ from types import TracebackType
 from typing import Any, TypedDict, overload
 
 from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate_position,
-                          set_eval_params, set_root_first)
+                          set_eval_weights, set_root_first)
 from damier.board import Board
+from damier.book import DEFAULT_MARGIN, Book, BookMove, shipped_book
+from damier.evalfile import Weights, shipped_weights
 from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
 from damier.piece import Color
 from damier.score import Cm, Loss, PovScore, Score, Win
@@ -208,6 +210,8 @@ class SearchResult:
     nodes: int
     time: float
     pv: list[Move] = field(default_factory=list)
+    book: bool = False
+    """The move comes from the opening book (no search: ``nodes`` and ``time`` are 0)."""
 
     @property
     def ponder(self) -> Move | None:
@@ -294,7 +298,8 @@ class InfoDict(TypedDict, total=False):
     ``score`` (:class:`damier.score.PovScore`), ``depth`` and ``seldepth``
     (plies), ``nodes``, ``nps`` (nodes per second), ``time`` (seconds since the
     search began), ``pv`` (the principal variation as legal :class:`Move` s from
-    the searched position) and ``multipv`` (the line's rank, from 1)."""
+    the searched position), ``multipv`` (the line's rank, from 1) and ``string``
+    (a remark: ``"book"`` for a move from the opening book)."""
 
     score: PovScore
     depth: int
@@ -304,6 +309,7 @@ class InfoDict(TypedDict, total=False):
     time: float
     pv: list[Move]
     multipv: int
+    string: str
 
 
 @dataclass
@@ -471,8 +477,11 @@ def _info_dict(turn: Color, *, score: int, depth: int, seldepth: int, nodes: int
 
 
 def _result_info(result: SearchResult, turn: Color, multipv: int = 1) -> InfoDict:
-    return _info_dict(turn, score=result.score, depth=result.depth, seldepth=result.seldepth,
+    info = _info_dict(turn, score=result.score, depth=result.depth, seldepth=result.seldepth,
                       nodes=result.nodes, time=result.time, pv=result.pv, multipv=multipv)
+    if result.book:
+        info["string"] = "book"
+    return info
 
 
 def _search_info(info: SearchInfo, turn: Color) -> InfoDict:
@@ -524,67 +533,44 @@ LEVELS: dict[int, Level] = {
 }
 """Level 1 ("a beginner can win") to 10 (full strength)."""
 
+BOOK_MIN_LEVEL = 8
+"""The lowest level that plays from an opening book. Levels 8-10 pick among
+moves at most 10 centi-men worse than the best (or the best), as a book with its
+usual margin does; the weaker levels search a few plies and pick among worse
+moves on purpose, and a book would make them play the opening like masters and
+then fall apart, so they leave it aside."""
+
 
 _loaded_variants: set[str] = set()
 
 
-def load_eval_weights(variant: Variant, path: str | None = None) -> dict[str, Any]:
-    """Loads the evaluation weights of ``variant`` into the core and returns them.
+def load_eval_weights(variant: Variant, path: str | Path | None = None) -> Weights:
+    """Loads the evaluation weights of ``variant`` into the core (for every engine
+    without weights of its own) and returns them.
 
     The weights come from the variant's :attr:`~damier.variants.Variant.eval_weights_file`
-    in ``damier/data/`` unless ``path`` is given (:class:`FileNotFoundError` for a
-    variant that has none: its engine uses the core's material-only weights)."""
+    in ``damier/data/`` unless ``path`` (a weights file, :mod:`damier.evalfile`) is
+    given (:class:`FileNotFoundError` for a variant that ships none: its engine
+    uses the core's material-only weights)."""
     if path is None:
-        if variant.eval_weights_file is None:
+        weights = shipped_weights(variant)
+        if weights is None:
             raise FileNotFoundError(f"damier ships no evaluation weights for {variant.title} draughts")
-        text = resources.files("damier").joinpath("data", variant.eval_weights_file).read_text()
     else:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    data: dict[str, Any] = json.loads(text)
-    set_eval_params(variant.index, *_weight_vectors(data, variant))
+        weights = Weights.read(path, variant=variant)
+    set_eval_weights(weights.to_core())
     _loaded_variants.add(variant.name)
-    return data
+    return weights
 
 
-def _weight_vectors(data: dict[str, Any], variant: Variant) -> tuple[list[int], list[int], int]:
-    """``(terms, squares, tempo)`` from a weights dictionary; a term that the
-    file does not name (a file older than the term) weighs 0."""
-    from damier._core import EVAL_TERM_NAMES
-
-    try:
-        given = data["terms"]
-        unknown = sorted(set(given) - set(EVAL_TERM_NAMES))
-        if unknown:
-            raise ValueError(f"unknown evaluation terms {', '.join(unknown)} (terms: "
-                             f"{', '.join(EVAL_TERM_NAMES)})")
-        terms = [int(given.get(name, 0)) for name in EVAL_TERM_NAMES]
-        pst = [int(v) for v in data["squares"]]
-        tempo = int(data.get("tempo", 0))
-    except (KeyError, TypeError, AttributeError) as err:
-        raise ValueError(f"bad evaluation weights: missing or malformed {err}") from None
-    if len(pst) != variant.squares:
-        raise ValueError(f"bad evaluation weights: {len(pst)} squares for {variant.name}, "
-                         f"which has {variant.squares}")
-    if "variant" in data and data["variant"] != variant.name:
-        raise ValueError(f"evaluation weights for {data['variant']}, not {variant.name}")
-    return terms, pst, tempo
-
-
-def read_weights(source: str | Path | dict[str, Any]) -> dict[str, Any]:
-    """Evaluation weights from a JSON file (as ``damier.tuning`` writes) or a dict."""
-    if isinstance(source, dict):
+def read_weights(source: str | Path | Weights) -> Weights:
+    """Evaluation weights from a weights file (:mod:`damier.evalfile`), or
+    ``source`` itself when it is already :class:`~damier.evalfile.Weights`;
+    :class:`~damier.evalfile.WeightsFileError` (a ValueError) when the file
+    cannot be used."""
+    if isinstance(source, Weights):
         return source
-    try:
-        with open(source, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as err:
-        raise ValueError(f"cannot read evaluation weights {source}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"evaluation weights {source} are not JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"evaluation weights {source}: expected a JSON object")
-    return data
+    return Weights.read(source)
 
 
 def _ensure_weights(variant: Variant) -> None:
@@ -598,6 +584,12 @@ def evaluate(board: Board) -> int:
     return evaluate_position(board)
 
 
+SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth",
+                     "probcut_reduction", "singular", "singular_depth", "singular_margin",
+                     "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor")
+"""The settings of :meth:`Engine.set_selectivity`."""
+
+
 class Engine:
     """damier's engine.
 
@@ -608,13 +600,27 @@ class Engine:
     :param hash_mb: transposition table size in MiB.
     :param level: 1 (a beginner can win) to 10 (full strength).
     :param seed: seed of the randomness used below level 10.
-    :param weights: evaluation weights for this engine only (a JSON file as
-        ``damier.tuning`` writes, or its dict), for the variant they name;
-        by default the shipped weights.
+    :param weights: evaluation weights for this engine only (a weights file,
+        see :mod:`damier.evalfile`, or :class:`~damier.evalfile.Weights`), for
+        the variant they are for; by default the shipped weights.
+    :param book: the opening book that :meth:`play`, :meth:`search` and
+        :meth:`think` play from (see :meth:`set_book`): None or False, none (the
+        default: a library engine, a match from set openings); True, the shipped
+        book of each board's variant (:func:`damier.book.shipped_book`); a book
+        file's path or a :class:`~damier.book.Book`. :meth:`analyse` and
+        :meth:`analysis` never use it, and levels below :data:`BOOK_MIN_LEVEL`
+        neither.
+    :param book_margin: book moves at most this many centi-men worse than the
+        best book move are played too, at random.
+    :param selectivity: the search's selectivity switches and parameters, as
+        keywords of :meth:`set_selectivity` (None: the defaults).
     """
 
     def __init__(self, *, threads: int = 1, hash_mb: int = 64, level: int = 10,
-                 seed: int | None = None, weights: str | Path | dict[str, Any] | None = None) -> None:
+                 seed: int | None = None, weights: str | Path | Weights | None = None,
+                 book: bool | str | Path | Book | None = None,
+                 book_margin: int = DEFAULT_MARGIN,
+                 selectivity: Mapping[str, Any] | None = None) -> None:
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
         if not 1 <= level <= 10:
@@ -629,17 +635,97 @@ class Engine:
         self._tickets: set[_Ticket] = set()  # the searches asked for and not ended
         self._running: _Ticket | None = None
         self._random = random.Random(seed)
+        self.set_book(book, margin=book_margin)
         if weights is not None:
             self.set_weights(weights)
+        if selectivity is not None:
+            self.set_selectivity(**selectivity)
 
-    def set_weights(self, weights: str | Path | dict[str, Any]) -> None:
+    def set_book(self, book: bool | str | Path | Book | None,
+                 margin: int | None = None) -> None:
+        """Chooses the opening book (see the ``book`` parameter) and, when given, the
+        margin. A book file that cannot be read raises :class:`damier.book.BookError`.
+
+        >>> import damier
+        >>> from damier.book import Book, BookMove
+        >>> board = damier.Board()
+        >>> book = Book()
+        >>> book.add(board, [BookMove(board.parse_move("35-30"), 0, 1)])
+        >>> engine = Engine(hash_mb=1, book=book)
+        >>> played = engine.play(board, Limit(depth=2))
+        >>> board.notation(played.move), played.info["string"]
+        ('35-30', 'book')
+        >>> engine.set_book(False)
+        >>> "string" in engine.play(board, Limit(depth=2)).info
+        False
+        """
+        if margin is not None:
+            if isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
+                raise ValueError(f"book_margin must be a whole number of centi-men >= 0, "
+                                 f"got {margin!r}")
+            self.book_margin = margin
+        if book is None or book is False:
+            self.book: bool | Book = False
+        elif book is True or isinstance(book, Book):
+            self.book = book
+        elif isinstance(book, (str, Path)):
+            self.book = Book.read(book)
+        else:
+            raise TypeError(f"book must be a bool, a path or a damier.book.Book, "
+                            f"not {type(book).__name__}")
+
+    def _book_move(self, board: Board) -> SearchResult | None:
+        """A move from the opening book for ``board`` at this engine's level, or None."""
+        if self.book is False or self.level < BOOK_MIN_LEVEL or not isinstance(board, Board):
+            return None
+        book = shipped_book(board.variant) if self.book is True else self.book
+        if book is None or book.variant != board.variant:
+            return None
+        chosen: BookMove | None = book.choose(board, margin=self.book_margin, rng=self._random)
+        if chosen is None:
+            return None
+        return SearchResult(chosen.move, chosen.score, chosen.depth, chosen.depth, 0, 0.0,
+                            [chosen.move], book=True)
+
+    def set_weights(self, weights: str | Path | Weights) -> None:
         """Evaluation weights for this engine only (see the ``weights`` parameter)."""
-        data = read_weights(weights)
-        variant = VARIANTS.get(str(data.get("variant", DEFAULT_VARIANT)))
-        if variant is None:
-            raise ValueError(f"evaluation weights for an unknown variant {data.get('variant')!r}")
+        core_weights = read_weights(weights).to_core()
         with self._lock:
-            self._core.set_weights(variant.index, *_weight_vectors(data, variant))
+            self._core.set_weights(core_weights)
+
+    def set_selectivity(self, **settings: Any) -> dict[str, Any]:
+        """Sets the search's selectivity switches and parameters and returns them
+        all (:attr:`selectivity`); a setting left out keeps its value. The names
+        (see ``SearchCore.set_selectivity`` for each):
+
+        - ``single_reply`` (bool, on by default): extend a position with one legal move;
+        - ``probcut`` (bool), ``probcut_margin`` (centi-men), ``probcut_depth``,
+          ``probcut_reduction`` (plies): ProbCut at non-PV nodes;
+        - ``singular`` (bool), ``singular_depth``, ``singular_margin`` (centi-men):
+          the singular extension of the TT move at PV nodes;
+        - ``threat_qsearch`` (plies, 0 off): at quiet quiescence leaves within that
+          many plies of the horizon, parry a threatened capture with a one-ply search;
+        - ``history`` (0, 1, 2): the history updates (1: bounded, with a malus;
+          2: also in the late-move reductions);
+        - ``lmr_depth``, ``lmr_move``, ``lmr_divisor``: the late-move reductions.
+
+        >>> engine = Engine(hash_mb=1)
+        >>> engine.set_selectivity(probcut=True)["probcut"]
+        True
+        >>> engine.selectivity["singular"]
+        False
+        """
+        unknown = set(settings) - set(SELECTIVITY_NAMES)
+        if unknown:
+            raise TypeError(f"unknown selectivity setting(s): {', '.join(sorted(unknown))}; "
+                            f"known: {', '.join(SELECTIVITY_NAMES)}")
+        with self._lock:
+            return self._core.set_selectivity(**settings)
+
+    @property
+    def selectivity(self) -> dict[str, Any]:
+        """The search's selectivity switches and parameters (:meth:`set_selectivity`)."""
+        return self._core.selectivity
 
     def set_threads(self, threads: int) -> None:
         """Changes the number of search threads."""
@@ -705,9 +791,9 @@ class Engine:
         (True, 3)
         """
         limit = _check_limit(limit)
-        result = self._run(board, multipv=1, depth=limit.depth, nodes=limit.nodes,
-                           movetime=limit.time, clock=limit.clock, info=None, infinite=False,
-                           weaken=True)[0]
+        result = self._book_move(board) or self._run(
+            board, multipv=1, depth=limit.depth, nodes=limit.nodes, movetime=limit.time,
+            clock=limit.clock, info=None, infinite=False, weaken=True)[0]
         return _play_result(result, board.turn)
 
     @overload
@@ -775,9 +861,19 @@ class Engine:
         once, whose :meth:`~AnalysisResult.wait` gives the :class:`PlayResult`
         :meth:`play` would (at the engine's level). With no ``limit``, or with
         ``infinite=True`` once the limit is reached, it searches until stopped
-        (pondering, or a GUI's "move now")."""
-        return self._start(board, limit, multipv=1, weaken=True,
-                           infinite=infinite or limit is None)
+        (pondering, or a GUI's "move now"). A move from the opening book (see
+        :meth:`set_book`) ends it at once, with one info, unless it searches until
+        stopped."""
+        infinite = infinite or limit is None
+        booked = None if infinite else self._book_move(board)
+        if booked is not None:
+            _check_limit(limit)
+            handle = AnalysisResult(lambda: None)
+            info = _result_info(booked, board.turn)
+            handle.post(info)
+            handle.finish(_play_result(booked, board.turn), lines=[info])
+            return handle
+        return self._start(board, limit, multipv=1, weaken=True, infinite=infinite)
 
     def _start(self, board: Board, limit: Limit | None, *, multipv: int, weaken: bool,
                infinite: bool) -> AnalysisResult:
@@ -830,6 +926,10 @@ class Engine:
         or out-of-range number, a bool, a string...) raises :class:`ValueError`
         before anything is searched.
         """
+        booked = None if infinite else self._book_move(board)
+        if booked is not None:
+            check_limits(depth=depth, nodes=nodes, movetime=movetime, clock=clock)
+            return booked
         results = self._run(board, multipv=1, depth=depth, nodes=nodes, movetime=movetime,
                             clock=clock, info=info, infinite=infinite, weaken=True)
         return results[0]

@@ -121,6 +121,8 @@ class Variant:
     """The balanced openings shipped in ``damier/data/``, or None."""
     puzzles_file: str | None
     """The puzzles shipped in ``damier/data/`` (:func:`damier.puzzles.load_puzzles`), or None."""
+    book_file: str | None
+    """The opening book shipped in ``damier/data/`` (:func:`damier.book.shipped_book`), or None."""
     lone_king_drawish: bool
     """A lone king against at most three pieces is usually a draw (with flying
     kings it holds a long diagonal): the evaluation scales such positions right
@@ -186,9 +188,10 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         draw_rules=_FMJD_RULES,
         pdn_results=_FMJD_RESULTS,
         hub_name="normal",
-        eval_weights_file="eval_international.json",
+        eval_weights_file="eval_international.bin",
         openings_file="openings_international.pdn",
         puzzles_file="puzzles_international.json",
+        book_file="book_international.bin",
         lone_king_drawish=True,
     ),
     Variant(
@@ -213,9 +216,10 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         ),
         pdn_results=("1-0", "1/2-1/2", "0-1"),
         hub_name="english",
-        eval_weights_file="eval_english.json",
+        eval_weights_file="eval_english.bin",
         openings_file=None,
         puzzles_file="puzzles_english.json",
+        book_file=None,
         lone_king_drawish=False,
     ),
     Variant(
@@ -242,9 +246,10 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         ),
         pdn_results=_FMJD_RESULTS,
         hub_name="russian",
-        eval_weights_file="eval_russian.json",
+        eval_weights_file="eval_russian.bin",
         openings_file=None,
         puzzles_file=None,
+        book_file=None,
         lone_king_drawish=True,
     ),
     Variant(
@@ -264,9 +269,10 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         draw_rules=_FMJD_RULES,
         pdn_results=_FMJD_RESULTS,
         hub_name="brazilian",
-        eval_weights_file="eval_brazilian.json",
+        eval_weights_file="eval_brazilian.bin",
         openings_file=None,
         puzzles_file=None,
+        book_file=None,
         lone_king_drawish=True,
     ),
 )}
