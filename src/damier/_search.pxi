@@ -1,7 +1,9 @@
 # Included by _core.pyx (after _eval.pxi and _tt.pxi): the search of one thread:
 # principal variation search with aspiration windows, quiescence, move ordering
-# (TT move, killers, history), LMR/LMP and the draw rules the search sees
-# (no Python objects in the hot path).
+# (TT move, killers, history), LMR/LMP, the selectivity switches (ProbCut,
+# singular and single-reply extensions, the threat-aware quiescence, history
+# updates; see Selectivity) and the draw rules the search sees (no Python
+# objects in the hot path).
 
 from libc.math cimport log
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -11,6 +13,9 @@ DEF MATE = 31000
 DEF MATE_BOUND = 30000     # |score| above this is a forced win/loss
 DEF MAXPLY = 96
 DEF DEFAULT_LMR_DIVISOR = 1.5
+DEF HIST_MAX = 16384       # bound of the history scores when updated with gravity (history >= 1)
+DEF MAXQUIETS = 64         # quiet moves remembered per node for the history malus
+DEF NO_THREAT = 1000       # qsearch ply given to the replies of a threat search: no second one
 
 # ---------------------------------------------------------------------------
 # Search
@@ -21,6 +26,42 @@ DEF END_NONE = 0
 DEF END_FIVE = 1             # a lone king against one or two pieces with a king
 DEF END_SIXTEEN = 2          # a lone king against three pieces with a king
 DEF END_THREE_KINGS = 3      # Russian: a lone king against three or more kings
+
+
+# The selectivity switches and their parameters (SearchCore.set_selectivity),
+# copied to every helper thread. The defaults are the search as it was before
+# the switches: only the single-reply extension on.
+ctypedef struct Selectivity:
+    int single_reply         # extend a position with one legal move by a ply
+    int probcut              # ProbCut at non-PV nodes: a reduced null-window search at beta + margin
+    int probcut_margin       # centi-men above beta
+    int probcut_depth        # least depth of a ProbCut node
+    int probcut_reduction    # plies fewer for ProbCut's reduced search
+    int singular             # singular extension of the TT move at PV nodes
+    int singular_depth       # least depth of a singular test
+    int singular_margin      # centi-men below the TT score of the other moves' null window
+    int threat_plies         # threat-aware qsearch at quiet leaves up to this qsearch ply (0: off)
+    int history              # 0: bonus depth^2 at a cutoff; 1: bounded (gravity) with a malus
+                             # for the quiet moves tried before; 2: 1, and history in LMR
+    int lmr_depth            # least depth of a late-move reduction
+    int lmr_move             # moves searched before the first reduced one
+    double lmr_divisor       # reductions log(depth) * log(move number) / lmr_divisor (the lmr table)
+
+
+cdef void default_selectivity(Selectivity* sel) noexcept nogil:
+    sel.single_reply = 1
+    sel.probcut = 0
+    sel.probcut_margin = 100
+    sel.probcut_depth = 5
+    sel.probcut_reduction = 3
+    sel.singular = 0
+    sel.singular_depth = 6
+    sel.singular_margin = 30
+    sel.threat_plies = 0
+    sel.history = 0
+    sel.lmr_depth = 3
+    sel.lmr_move = 2
+    sel.lmr_divisor = DEFAULT_LMR_DIVISOR
 
 
 ctypedef struct Searcher:
@@ -50,6 +91,9 @@ ctypedef struct Searcher:
     int root_best
     int lmr[64][64]          # late-move reductions by depth and move number
     int lmp[8]               # late-move pruning: quiet moves tried at each depth (0: off)
+    Selectivity sel          # selectivity switches (the same in every thread)
+    int pc_skip              # the ply whose next node is ProbCut's own reduced search (-1: none)
+    uint16_t quiets[MAXPLY][MAXQUIETS]   # quiet moves tried at each ply (history malus)
     void** helpers           # the main thread's view of its helpers (Searcher*)
     int nhelpers
 
@@ -141,9 +185,12 @@ cdef inline void check_limits(Searcher* s) noexcept nogil:
             s.stop = 1
 
 
-cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int ply) noexcept nogil:
+cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int ply,
+                 int qply) noexcept nogil:
     """Resolves every capture sequence: captures are compulsory, so a position
-    with a capture pending is never evaluated statically."""
+    with a capture pending is never evaluated statically. ``qply``: plies since
+    the horizon (the threat-aware qsearch looks at quiet leaves below
+    ``sel.threat_plies``)."""
     cdef const Geo* g = s.g
     cdef CMove* moves
     cdef int n, i, score, best, overflow = 0
@@ -157,6 +204,8 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
     if not can_capture(g, p):
         if count_quiet(g, p) == 0:
             return -MATE + ply
+        if qply < s.sel.threat_plies and ply < MAXPLY - 3:
+            return threat_search(s, p, alpha, beta, ply)
         return evaluate(s.ev, g, p)
     moves = s.buf + ply * MAXMOVES
     n = gen_captures(g, p, moves, &overflow)
@@ -164,7 +213,7 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
     for i in range(n):
         child = p[0]
         make_move(&child, &moves[i])
-        score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1)
+        score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1, qply + 1)
         if score > best:
             best = score
             if score > alpha:
@@ -172,6 +221,82 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
                 if score >= beta:
                     break
     return best
+
+
+cdef int threat_search(Searcher* s, const Pos* p, int alpha, int beta, int ply) noexcept nogil:
+    """A quiet quiescence leaf (the side to move has moves and no capture). When
+    the opponent would have a capture if it were its turn, the static evaluation
+    misses a threat: the quiet moves are searched one ply (each reply's captures
+    resolved) to see whether it can be parried. The evaluation is kept when it
+    is already at most alpha (a threat does not make the position better)."""
+    cdef const Geo* g = s.g
+    cdef CMove* moves
+    cdef Pos child = p[0]
+    cdef int n, i, score, best
+    cdef int ev = evaluate(s.ev, g, p)
+    if ev <= alpha:
+        return ev
+    child.turn = 1 - p.turn
+    if not can_capture(g, &child):
+        return ev
+    moves = s.buf + ply * MAXMOVES
+    n = gen_quiet(g, p, moves, 0)
+    best = -INF
+    for i in range(n):
+        child = p[0]
+        make_move(&child, &moves[i])
+        score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1, NO_THREAT)
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+    return best
+
+
+cdef inline void history_update(int32_t* h, int bonus) noexcept nogil:
+    """A history score moved by ``bonus`` with gravity: it stays within +-HIST_MAX."""
+    h[0] += bonus - h[0] * (bonus if bonus >= 0 else -bonus) // HIST_MAX
+
+
+cdef void history_cutoff(Searcher* s, int turn, const CMove* m, int depth, int ply,
+                         int nq) noexcept nogil:
+    """History with gravity: a bonus for the quiet move that cut off, a malus for
+    the other quiet moves tried at this node (the first ``nq`` of s.quiets[ply])."""
+    cdef int bonus = 1024 if depth >= 32 else depth * depth
+    cdef int i, code, cut = move_code(m)
+    history_update(&s.history[turn][cut >> 6][cut & 63], bonus)
+    for i in range(nq):
+        code = s.quiets[ply][i]
+        if code != cut:
+            history_update(&s.history[turn][code >> 6][code & 63], -bonus)
+
+
+cdef int singular_test(Searcher* s, const Pos* p, uint64_t key, const CMove* moves, int n,
+                       int tt_move, int sbeta, int depth, int ply, int rev, int ecls,
+                       int eply) noexcept nogil:
+    """Whether every move but the TT move fails low against ``sbeta`` at ``depth``
+    (a null window just below the TT move's score): then the TT move is singular."""
+    cdef int i, score, crev, ccls, ceply
+    cdef uint64_t ckey
+    cdef Pos child
+    cdef const CMove* m
+    for i in range(n):
+        if i == tt_move:
+            continue
+        m = &moves[i]
+        child = p[0]
+        make_move(&child, m)
+        ckey = key_after(p, m, key)
+        crev = 0 if (m.ncap or not m.king) else rev + 1
+        ccls = end_class(s, &child) if s.end_plies[0] else END_NONE
+        ceply = eply + 1 if (ccls and ccls == ecls) else 0
+        s.keys[s.base + ply + 1] = ckey
+        score = -pvs(s, &child, ckey, -sbeta, -sbeta + 1, depth, ply + 1, crev, ccls, ceply, 0)
+        if s.stop or score >= sbeta:
+            return 0
+    return 1
 
 
 cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int depth, int ply,
@@ -185,6 +310,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     cdef TTEntry* e
     cdef int n, i, j, k, bi, score, best, best_i, tt_move, ext, reduction, newdepth
     cdef int orig_alpha = alpha, overflow = 0, crev, flag, tts, ccls, ceply
+    cdef int hit = 0, sext = -1, rbeta, nq = 0, hv
     cdef uint64_t ckey, data
     cdef uint16_t code
     cdef Pos child
@@ -209,7 +335,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
         if alpha >= beta:
             return alpha
     if depth <= 0 or ply >= MAXPLY - 2:
-        return qsearch(s, p, key, alpha, beta, ply)
+        return qsearch(s, p, key, alpha, beta, ply, 0)
     s.nodes += 1
     check_limits(s)
     if s.stop:
@@ -221,6 +347,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     data = e.data
     tt_move = 255
     if (e.lock ^ data) == key and tt_flag(data):
+        hit = 1
         tt_move = tt_move_of(data)
         if not is_pv and tt_depth(data) >= depth:
             tts = score_from_tt(tt_score(data), ply)
@@ -229,12 +356,48 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
                     or (flag == TT_UPPER and tts <= alpha)):
                 return tts
 
+    # ProbCut: when a search reduced by probcut_reduction plies fails high
+    # against beta + margin, this one is taken to fail high too (fail-soft).
+    # The reduced search is of this very node; it does not try ProbCut itself.
+    if s.sel.probcut and not is_pv and ply > 0 and depth >= s.sel.probcut_depth:
+        if s.pc_skip == ply:
+            s.pc_skip = -1
+        else:
+            rbeta = beta + s.sel.probcut_margin
+            if (beta > -MATE_BOUND and rbeta < MATE_BOUND
+                    and not (hit and tt_depth(data) >= depth - s.sel.probcut_reduction
+                             and tt_flag(data) != TT_LOWER
+                             and score_from_tt(tt_score(data), ply) < rbeta)):
+                s.pc_skip = ply
+                score = pvs(s, p, key, rbeta - 1, rbeta, depth - s.sel.probcut_reduction, ply,
+                            rev, ecls, eply, 0)
+                s.pc_skip = -1
+                if s.stop:
+                    return 0
+                if score >= rbeta:
+                    return score
+
     moves = s.buf + ply * MAXMOVES
     order = s.order + ply * MAXMOVES
     n = gen_moves(g, p, moves, 0, &overflow)
     if n == 0:
         return -MATE + ply
-    ext = 1 if (n == 1 and ply < MAXPLY // 2) else 0
+    ext = 1 if (n == 1 and ply < MAXPLY // 2 and s.sel.single_reply) else 0
+
+    # Singular extension (PV nodes): the TT move, stored as a lower bound (or
+    # exact) deep enough, is extended by a ply when every other move fails low
+    # against a null window just below its score, at about half the depth.
+    if (s.sel.singular and is_pv and hit and ply > 0 and n > 1 and tt_move < n
+            and depth >= s.sel.singular_depth and ply < MAXPLY // 2):
+        flag = tt_flag(data)
+        tts = score_from_tt(tt_score(data), ply)
+        if ((flag == TT_LOWER or flag == TT_EXACT) and tt_depth(data) >= depth - 3
+                and tts > -MATE_BOUND and tts < MATE_BOUND):
+            if singular_test(s, p, key, moves, n, tt_move, tts - s.sel.singular_margin,
+                             (depth - 1) // 2, ply, rev, ecls, eply):
+                sext = tt_move
+            if s.stop:
+                return 0
 
     for i in range(n):
         m = &moves[i]
@@ -285,14 +448,22 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
         ceply = eply + 1 if (ccls and ccls == ecls) else 0
         s.keys[s.base + ply + 1] = ckey
         newdepth = depth - 1 + ext
+        if bi == sext:
+            newdepth += 1
         if k == 0:
             score = -pvs(s, &child, ckey, -beta, -alpha, newdepth, ply + 1, crev, ccls, ceply, is_pv)
         else:
             reduction = 0
-            if depth >= 3 and k >= 2 and not m.ncap:
+            if depth >= s.sel.lmr_depth and k >= s.sel.lmr_move and not m.ncap:
                 reduction = s.lmr[depth if depth < 64 else 63][k if k < 64 else 63]
                 if is_pv and reduction > 0:
                     reduction -= 1
+                if s.sel.history == 2:
+                    hv = s.history[p.turn][ctz(m.frm)][ctz(m.to)]
+                    if hv > HIST_MAX // 8 and reduction > 0:
+                        reduction -= 1
+                    elif hv < -(HIST_MAX // 8):
+                        reduction += 1
                 if reduction >= newdepth:
                     reduction = newdepth - 1
             score = -pvs(s, &child, ckey, -alpha - 1, -alpha, newdepth - reduction, ply + 1, crev,
@@ -306,6 +477,9 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
         k += 1
         if s.stop:
             return 0
+        if s.sel.history and not m.ncap and nq < MAXQUIETS:
+            s.quiets[ply][nq] = move_code(m)
+            nq += 1
         if ply == 0:
             s.root_score[bi] = score
         if score > best:
@@ -326,7 +500,10 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
                         if s.killers[ply][0] != code:
                             s.killers[ply][1] = s.killers[ply][0]
                             s.killers[ply][0] = code
-                        s.history[p.turn][ctz(m.frm)][ctz(m.to)] += depth * depth
+                        if s.sel.history:
+                            history_cutoff(s, p.turn, m, depth, ply, nq)
+                        else:
+                            s.history[p.turn][ctz(m.frm)][ctz(m.to)] += depth * depth
                     break
 
     if best_i < 0:

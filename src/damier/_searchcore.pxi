@@ -18,6 +18,8 @@ cdef Searcher* new_searcher() noexcept:
         free(s)
         return NULL
     fill_lmr(s.lmr, DEFAULT_LMR_DIVISOR)
+    default_selectivity(&s.sel)
+    s.pc_skip = -1
     return s
 
 
@@ -83,8 +85,10 @@ cdef class SearchCore:
         if divisor <= 0:
             raise ValueError("divisor must be positive")
         fill_lmr(self.s.lmr, divisor)
+        self.s.sel.lmr_divisor = divisor
         for i in range(self.nhelpers):
             fill_lmr(self.helpers[i].lmr, divisor)
+            self.helpers[i].sel.lmr_divisor = divisor
 
     def set_pruning(self, moves_by_depth):
         """Late-move pruning: at depth ``d`` (1 to 7) of a non-PV node, quiet
@@ -98,6 +102,80 @@ cdef class SearchCore:
             self.s.lmp[d] = values[d - 1] if 1 <= d <= len(values) else 0
             for i in range(self.nhelpers):
                 self.helpers[i].lmp[d] = self.s.lmp[d]
+
+    def set_selectivity(self, *, single_reply=None, probcut=None, probcut_margin=None,
+                        probcut_depth=None, probcut_reduction=None, singular=None,
+                        singular_depth=None, singular_margin=None, threat_qsearch=None,
+                        history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None):
+        """Sets the search's selectivity switches and their parameters (None:
+        unchanged) and returns them all (see :attr:`selectivity`).
+
+        - ``single_reply`` (bool, on by default): a position with one legal
+          move is searched a ply deeper.
+        - ``probcut`` (bool): at non-PV nodes of depth >= ``probcut_depth``, a
+          null-window search ``probcut_reduction`` plies shallower at
+          beta + ``probcut_margin`` (centi-men); when it fails high, its score
+          is returned.
+        - ``singular`` (bool): at PV nodes of depth >= ``singular_depth`` whose
+          TT move is stored as a lower bound, the other moves are searched at
+          half the depth with a null window ``singular_margin`` centi-men below
+          the TT score; when all fail low, the TT move is extended by a ply.
+        - ``threat_qsearch`` (int, plies; True is 1): at a quiet leaf of the
+          quiescence search within that many plies of the horizon, when the side
+          not to move would have a capture if it were its turn, the quiet moves
+          are searched one ply to see whether the threat can be parried.
+        - ``history`` (0, 1 or 2): 0 the plain depth-squared bonus at a cutoff;
+          1 bounded (gravity) updates, with a malus for the quiet moves tried
+          before the cutoff move; 2 as 1, and late-move reductions one ply
+          smaller for moves with a high history, one larger for a low one.
+        - ``lmr_depth``, ``lmr_move``: late-move reductions from this depth,
+          and after this many moves searched (3 and 2 by default);
+          ``lmr_divisor``: their size, as :meth:`set_lmr` (1.5 by default).
+        """
+        cdef Selectivity sel = self.s.sel
+        cdef int i
+        if single_reply is not None:
+            sel.single_reply = 1 if single_reply else 0
+        if probcut is not None:
+            sel.probcut = 1 if probcut else 0
+        if probcut_margin is not None:
+            sel.probcut_margin = _whole(probcut_margin, "probcut_margin", 0, 10000)
+        if probcut_depth is not None:
+            sel.probcut_depth = _whole(probcut_depth, "probcut_depth", 2, 63)
+        if probcut_reduction is not None:
+            sel.probcut_reduction = _whole(probcut_reduction, "probcut_reduction", 1, 16)
+        if singular is not None:
+            sel.singular = 1 if singular else 0
+        if singular_depth is not None:
+            sel.singular_depth = _whole(singular_depth, "singular_depth", 2, 63)
+        if singular_margin is not None:
+            sel.singular_margin = _whole(singular_margin, "singular_margin", 0, 10000)
+        if threat_qsearch is not None:
+            if isinstance(threat_qsearch, bool):
+                threat_qsearch = int(threat_qsearch)
+            sel.threat_plies = _whole(threat_qsearch, "threat_qsearch", 0, 16)
+        if history is not None:
+            sel.history = _whole(history, "history", 0, 2)
+        if lmr_depth is not None:
+            sel.lmr_depth = _whole(lmr_depth, "lmr_depth", 1, 64)
+        if lmr_move is not None:
+            sel.lmr_move = _whole(lmr_move, "lmr_move", 1, 64)
+        if lmr_divisor is not None:
+            if isinstance(lmr_divisor, bool) or not isinstance(lmr_divisor, (int, float)):
+                raise TypeError(f"lmr_divisor must be a number, not {type(lmr_divisor).__name__}")
+            if not 0.25 <= lmr_divisor <= 100:
+                raise ValueError(f"lmr_divisor must be between 0.25 and 100, got {lmr_divisor}")
+        self.s.sel = sel
+        for i in range(self.nhelpers):
+            self.helpers[i].sel = sel
+        if lmr_divisor is not None:
+            self.set_lmr(float(lmr_divisor))
+        return self.selectivity
+
+    @property
+    def selectivity(self) -> dict:
+        """The selectivity switches and their parameters (:meth:`set_selectivity`)."""
+        return _selectivity_dict(&self.s.sel)
 
     def set_threads(self, int threads):
         """Searches with ``threads`` threads: the main one and ``threads - 1`` helpers."""
@@ -115,6 +193,7 @@ cdef class SearchCore:
                 raise MemoryError()
             memcpy(h.lmr, self.s.lmr, sizeof(h.lmr))
             memcpy(h.lmp, self.s.lmp, sizeof(h.lmp))
+            h.sel = self.s.sel
             h.tt = self.tt
             h.tt_mask = self.s.tt_mask
             self.helpers[self.nhelpers] = h
@@ -337,6 +416,32 @@ cdef class SearchCore:
         1 the five-move rule, 2 the sixteen-move rule, 3 + 4 * pieces the Russian
         three-kings rule (see ``end_class``)."""
         return self._ecls
+
+
+cdef dict _selectivity_dict(const Selectivity* sel):
+    return {"single_reply": sel.single_reply != 0, "probcut": sel.probcut != 0,
+            "probcut_margin": sel.probcut_margin, "probcut_depth": sel.probcut_depth,
+            "probcut_reduction": sel.probcut_reduction, "singular": sel.singular != 0,
+            "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
+            "threat_qsearch": sel.threat_plies, "history": sel.history,
+            "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
+            "lmr_divisor": sel.lmr_divisor}
+
+
+def helper_selectivity(SearchCore core, int index):
+    """The selectivity settings of helper thread ``index`` (they follow the main
+    search's: :meth:`SearchCore.set_selectivity`)."""
+    if not 0 <= index < core.nhelpers:
+        raise ValueError("no such helper")
+    return _selectivity_dict(&core.helpers[index].sel)
+
+
+cdef int _whole(value, str name, int low, int high) except? -1:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a whole number, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be between {low} and {high}, got {value}")
+    return value
 
 
 def evaluate_position(CoreBoard board) -> int:

@@ -42,7 +42,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -584,6 +584,12 @@ def evaluate(board: Board) -> int:
     return evaluate_position(board)
 
 
+SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth",
+                     "probcut_reduction", "singular", "singular_depth", "singular_margin",
+                     "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor")
+"""The settings of :meth:`Engine.set_selectivity`."""
+
+
 class Engine:
     """damier's engine.
 
@@ -606,12 +612,15 @@ class Engine:
         neither.
     :param book_margin: book moves at most this many centi-men worse than the
         best book move are played too, at random.
+    :param selectivity: the search's selectivity switches and parameters, as
+        keywords of :meth:`set_selectivity` (None: the defaults).
     """
 
     def __init__(self, *, threads: int = 1, hash_mb: int = 64, level: int = 10,
                  seed: int | None = None, weights: str | Path | Weights | None = None,
                  book: bool | str | Path | Book | None = None,
-                 book_margin: int = DEFAULT_MARGIN) -> None:
+                 book_margin: int = DEFAULT_MARGIN,
+                 selectivity: Mapping[str, Any] | None = None) -> None:
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
         if not 1 <= level <= 10:
@@ -629,6 +638,8 @@ class Engine:
         self.set_book(book, margin=book_margin)
         if weights is not None:
             self.set_weights(weights)
+        if selectivity is not None:
+            self.set_selectivity(**selectivity)
 
     def set_book(self, book: bool | str | Path | Book | None,
                  margin: int | None = None) -> None:
@@ -681,6 +692,40 @@ class Engine:
         core_weights = read_weights(weights).to_core()
         with self._lock:
             self._core.set_weights(core_weights)
+
+    def set_selectivity(self, **settings: Any) -> dict[str, Any]:
+        """Sets the search's selectivity switches and parameters and returns them
+        all (:attr:`selectivity`); a setting left out keeps its value. The names
+        (see ``SearchCore.set_selectivity`` for each):
+
+        - ``single_reply`` (bool, on by default): extend a position with one legal move;
+        - ``probcut`` (bool), ``probcut_margin`` (centi-men), ``probcut_depth``,
+          ``probcut_reduction`` (plies): ProbCut at non-PV nodes;
+        - ``singular`` (bool), ``singular_depth``, ``singular_margin`` (centi-men):
+          the singular extension of the TT move at PV nodes;
+        - ``threat_qsearch`` (plies, 0 off): at quiet quiescence leaves within that
+          many plies of the horizon, parry a threatened capture with a one-ply search;
+        - ``history`` (0, 1, 2): the history updates (1: bounded, with a malus;
+          2: also in the late-move reductions);
+        - ``lmr_depth``, ``lmr_move``, ``lmr_divisor``: the late-move reductions.
+
+        >>> engine = Engine(hash_mb=1)
+        >>> engine.set_selectivity(probcut=True)["probcut"]
+        True
+        >>> engine.selectivity["singular"]
+        False
+        """
+        unknown = set(settings) - set(SELECTIVITY_NAMES)
+        if unknown:
+            raise TypeError(f"unknown selectivity setting(s): {', '.join(sorted(unknown))}; "
+                            f"known: {', '.join(SELECTIVITY_NAMES)}")
+        with self._lock:
+            return self._core.set_selectivity(**settings)
+
+    @property
+    def selectivity(self) -> dict[str, Any]:
+        """The search's selectivity switches and parameters (:meth:`set_selectivity`)."""
+        return self._core.selectivity
 
     def set_threads(self, threads: int) -> None:
         """Changes the number of search threads."""

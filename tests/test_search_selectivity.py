@@ -1,0 +1,191 @@
+"""The search's selectivity switches (``SearchCore.set_selectivity``,
+``Engine.set_selectivity``): ProbCut, the singular and single-reply extensions, the
+threat-aware quiescence search, the history updates and the late-move reduction
+parameters. Each can be turned on and off and is reported back; with all of them on
+the engine still finds shots; with all of them off the search is exactly the one
+before they existed."""
+
+from __future__ import annotations
+
+import pytest
+
+import damier
+from damier._core import helper_selectivity
+from damier.engine import SELECTIVITY_NAMES, Engine
+from damier.puzzles import load_puzzles
+
+DEFAULTS = {"single_reply": True, "probcut": False, "probcut_margin": 100, "probcut_depth": 5,
+            "probcut_reduction": 3, "singular": False, "singular_depth": 6,
+            "singular_margin": 30, "threat_qsearch": 0, "history": 0, "lmr_depth": 3,
+            "lmr_move": 2, "lmr_divisor": 1.5}
+
+# Every switch off: the search before the switches (the single-reply extension, which it
+# always had, on). Today's defaults; named so that the old-search test outlives a change
+# of the defaults.
+ALL_OFF = {"single_reply": True, "probcut": False, "singular": False, "threat_qsearch": 0,
+           "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5}
+
+# Every switch on (the parameters at their defaults).
+ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2}
+
+# A value other than the default for every setting.
+CHANGED = {"single_reply": False, "probcut": True, "probcut_margin": 60, "probcut_depth": 4,
+           "probcut_reduction": 4, "singular": True, "singular_depth": 8, "singular_margin": 20,
+           "threat_qsearch": 2, "history": 1, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0}
+
+# Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
+# before the selectivity switches existed: (variant, FEN or None for the start
+# position, depth, best move, score, nodes). Recorded with the compiled core of
+# /work/main before this change (main's working state with the pattern evaluation,
+# commit 112abf8 plus its uncommitted evaluation), by
+# `Engine(hash_mb=16).search(board, depth=depth)`; the worktree's build gave the same
+# numbers before _search.pxi was edited. With every switch off (the defaults: only the
+# single-reply extension, which the search always had) the search must match them
+# exactly. A change of the evaluation or of the weights changes them: record them again
+# with the switches off.
+OLD_SEARCH = [
+    ("international", None, 12, "31-26", 1, 349953),
+    ("international", "W:W27,32,34,37,38,40,45,49:B1,2,11,12,16,18,23,25", 14, "27-22", 285,
+     212677),
+    ("international", "B:W26,27,28,31,32,33,34,36,37,38,39,40,41,43,44,45,47,48:"
+     "B1,2,3,4,6,7,8,9,11,12,13,14,15,16,17,19,20,21", 12, "20-24", 1, 185218),
+    ("international", "W:WK46,28,37,42:B9,14,19,K23", 12, "28-22", 361, 46478),
+    ("english", None, 14, "9-14", 1, 667228),
+]
+
+# Shipped International shots (ids in data/puzzles_international.json), 7 to 9 plies
+# deep, from 28 pieces down to 5, first moves that are not captures. Chosen among the
+# puzzles that the engine solved with every switch on (ALL_ON) and with every switch
+# off at 1500, 3000 and 30000 nodes: SHOT_NODES leaves a wide margin.
+SHOT_IDS = ["8671559806", "eb6d36edf0", "ca6fadeea1", "07d2f9f18d", "be0a7942a6",
+            "d408653216", "7d531298da", "f2fc4fabb1"]
+SHOT_NODES = 30000
+
+
+def _board(variant: str, fen: str | None) -> damier.Board:
+    return damier.Board(fen, variant=variant) if fen else damier.Board(variant=variant)
+
+
+def test_defaults_are_reported() -> None:
+    engine = Engine(hash_mb=1)
+    assert engine.selectivity == DEFAULTS
+    assert set(SELECTIVITY_NAMES) == set(DEFAULTS)
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED))
+def test_each_setting_turns_on_and_off(name: str) -> None:
+    engine = Engine(hash_mb=1)
+    reported = engine.set_selectivity(**{name: CHANGED[name]})
+    assert reported[name] == CHANGED[name]
+    assert engine.selectivity == {**DEFAULTS, name: CHANGED[name]}
+    reported = engine.set_selectivity(**{name: DEFAULTS[name]})
+    assert reported == DEFAULTS
+
+
+def test_settings_at_construction_and_in_helpers() -> None:
+    engine = Engine(hash_mb=1, threads=2, selectivity=CHANGED)
+    assert engine.selectivity == CHANGED
+    assert helper_selectivity(engine._core, 0) == CHANGED
+    engine.set_threads(3)   # a new helper copies the main search's settings
+    assert helper_selectivity(engine._core, 1) == CHANGED
+    engine.set_selectivity(**DEFAULTS)
+    assert helper_selectivity(engine._core, 0) == DEFAULTS
+    assert helper_selectivity(engine._core, 1) == DEFAULTS
+    with pytest.raises(ValueError):
+        helper_selectivity(engine._core, 2)
+
+
+def test_threat_qsearch_takes_a_bool() -> None:
+    engine = Engine(hash_mb=1)
+    assert engine.set_selectivity(threat_qsearch=True)["threat_qsearch"] == 1
+    assert engine.set_selectivity(threat_qsearch=False)["threat_qsearch"] == 0
+
+
+@pytest.mark.parametrize("settings, error", [
+    ({"probcut_margin": -1}, ValueError),
+    ({"probcut_depth": 1}, ValueError),
+    ({"probcut_reduction": 0}, ValueError),
+    ({"singular_depth": 100}, ValueError),
+    ({"history": 3}, ValueError),
+    ({"threat_qsearch": -1}, ValueError),
+    ({"lmr_divisor": 0}, ValueError),
+    ({"lmr_move": 0}, ValueError),
+    ({"probcut_margin": 1.5}, TypeError),
+    ({"probcut_margin": True}, TypeError),
+    ({"lmr_divisor": "2"}, TypeError),
+    ({"null_move": True}, TypeError),
+])
+def test_bad_settings_are_refused_and_change_nothing(settings: dict[str, object],
+                                                     error: type[Exception]) -> None:
+    engine = Engine(hash_mb=1)
+    with pytest.raises(error):
+        engine.set_selectivity(probcut=True, **settings)
+    assert engine.selectivity == DEFAULTS
+    with pytest.raises(error):
+        Engine(hash_mb=1, selectivity=settings)
+
+
+@pytest.mark.parametrize("variant, fen, depth, move, score, nodes", OLD_SEARCH)
+def test_all_off_is_the_search_before_the_switches(variant: str, fen: str | None, depth: int,
+                                                   move: str, score: int, nodes: int) -> None:
+    board = _board(variant, fen)
+    result = Engine(hash_mb=16, selectivity=ALL_OFF).search(board, depth=depth)
+    assert result.best_move is not None
+    assert (board.notation(result.best_move), result.score, result.nodes) == (move, score, nodes)
+    # Switched on, then off again (and the tables cleared): the same search.
+    engine = Engine(hash_mb=16, selectivity=ALL_ON)
+    engine.search(board, depth=depth)
+    engine.set_selectivity(**ALL_OFF)
+    engine.new_game()
+    result = engine.search(board, depth=depth)
+    assert result.best_move is not None
+    assert (board.notation(result.best_move), result.score, result.nodes) == (move, score, nodes)
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED))
+def test_each_setting_changes_the_search(name: str) -> None:
+    """Each setting reaches the search: the same fixed-depth search visits another
+    number of nodes (a parameter with its switch on, against the switch on alone)."""
+    variant, fen, depth, _, _, _ = OLD_SEARCH[1]
+    board = _board(variant, fen)
+    switch = {**ALL_OFF, "probcut": True} if name.startswith("probcut_") else (
+        {**ALL_OFF, "singular": True} if name.startswith("singular_") else ALL_OFF)
+    before = Engine(hash_mb=16, selectivity=switch).search(board, depth=depth)
+    after = Engine(hash_mb=16, selectivity={**switch, name: CHANGED[name]}).search(
+        board, depth=depth)
+    assert after.nodes != before.nodes
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_switch_on_still_finds_the_shots(threads: int) -> None:
+    puzzles = {p.id: p for p in load_puzzles("international")}
+    engine = Engine(hash_mb=16, threads=threads, selectivity=ALL_ON)
+    for pid in SHOT_IDS:
+        puzzle = puzzles[pid]
+        board = puzzle.board()
+        engine.new_game()
+        result = engine.search(board, nodes=SHOT_NODES)
+        assert result.best_move == board.parse_move(puzzle.first_move), pid
+
+
+def test_every_switch_on_in_multipv_and_endgames() -> None:
+    """The switches in multi-PV analysis and in a king endgame (draw rules on)."""
+    engine = Engine(hash_mb=16, selectivity=ALL_ON)
+    board = damier.Board()
+    lines = engine.analyse(board, damier.engine.Limit(depth=8), multipv=3)
+    assert len(lines) == 3 and len({line["pv"][0] for line in lines}) == 3
+    board = _board("international", "W:WK46,28,37,42:B9,14,19,K23")
+    result = engine.search(board, depth=12)
+    assert result.best_move in board.legal_moves
+
+
+def test_every_switch_on_finds_the_verified_shots_at_their_depth() -> None:
+    """The verified shots of tests/data (as the late-move pruning test checks them)."""
+    from test_engine import ALL_SHOTS
+
+    engine = Engine(hash_mb=16, selectivity=ALL_ON)
+    for shot in ALL_SHOTS:
+        board = damier.Board(shot.fen, variant=shot.variant)
+        engine.new_game()
+        result = engine.search(board, depth=shot.depth)
+        assert result.best_move == board.parse_move(shot.solution), shot.id
