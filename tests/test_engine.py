@@ -222,6 +222,50 @@ def test_engine_finds_shot_with_movetime() -> None:
     assert board.notation(result.best_move) == shot.solution
 
 
+def test_movetime_is_used_in_full() -> None:
+    """A fixed time a move cannot be saved for a later move: the search goes on
+    until it is spent (it used to stop at 60% of it, before the next depth)."""
+    board = damier.Board()
+    start = time.monotonic()
+    result = Engine(hash_mb=16).search(board, movetime=0.4)
+    elapsed = time.monotonic() - start
+    assert elapsed >= 0.38, f"a 0.4 s search returned after {elapsed:.3f} s (depth {result.depth})"
+
+
+def test_stopped_iteration_keeps_a_better_move_it_proved() -> None:
+    """When the limits stop an iteration after it proved a root move better than
+    the previous depth's best, the search plays that move: for every depth at
+    which the best move changes, some node limit that stops the iteration before
+    it ends already gives the new move, at that depth."""
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(10):
+        board = random_position(rng, "international", 30)
+        if len(board.legal_moves) < 2:
+            continue
+        infos: list[SearchInfo] = []
+        Engine(hash_mb=16).search(board, depth=9, info=infos.append)
+        for before, after in zip(infos, infos[1:]):
+            if not (before.pv and after.pv) or before.pv[0] == after.pv[0]:
+                continue
+            if after.nodes - before.nodes < 8 * 1024:
+                continue  # too few nodes for a node limit inside the iteration
+            found = False
+            for limit in range(after.nodes - 1024, before.nodes + 1024, -1024):
+                result = Engine(hash_mb=16).search(board, nodes=limit)
+                assert result.nodes < after.nodes, "a node limit must stop the iteration"
+                if result.best_move == after.pv[0]:
+                    assert result.depth == after.depth
+                    found = True
+                    break
+                assert result.best_move == before.pv[0], (
+                    f"{board.fen()} at {limit} nodes: neither depth {before.depth}'s move nor "
+                    f"depth {after.depth}'s")
+            assert found, f"{board.fen()}: depth {after.depth}'s new move was never kept"
+            checked += 1
+    assert checked >= 2, f"only {checked} changes of the best move to check"
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. Fuzzing: legal moves and legal principal variations
 # ---------------------------------------------------------------------------------------------

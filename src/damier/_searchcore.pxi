@@ -462,3 +462,12 @@ def set_root_first(SearchCore core, int index):
     lines depth by depth: each line starts with its best move of the previous depth."""
     if 0 <= index < core.s.root_n and not core.s.root_skip[index]:
         core.s.root_best = index
+
+
+def root_move_score(SearchCore core, int index):
+    """The score root move ``index`` got when the search last finished it (a module
+    function for the reason :func:`set_root_first` is one). After a search stopped
+    by its limits, it scores the move that search found best before it stopped."""
+    if not 0 <= index < core.s.root_n:
+        raise ValueError("no such root move")
+    return core.s.root_score[index]

@@ -50,7 +50,7 @@ from types import TracebackType
 from typing import Any, TypedDict, overload
 
 from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate_position,
-                          set_eval_weights, set_root_first)
+                          root_move_score, set_eval_weights, set_root_first)
 from damier.board import Board
 from damier.book import DEFAULT_MARGIN, Book, BookMove, shipped_book
 from damier.evalfile import Weights, shipped_weights
@@ -1030,9 +1030,12 @@ class Engine:
             root_moves = core.root_moves()
             if n == 0:
                 return [SearchResult(None, -MATE_SCORE, 0, 0, 0, 0.0, [])]
+            # A fixed time a move cannot be saved for later: the search uses all of
+            # it (no soft limit). A clock's time can: stop when the next depth is
+            # unlikely to finish within the move's share (``soft``).
             soft = hard = None
             if movetime is not None:
-                soft = hard = movetime
+                hard = movetime
             elif clock is not None:
                 soft, hard = clock.budget(board.turn)
             deadline = start + hard if hard is not None else 0.0
@@ -1074,10 +1077,18 @@ class Engine:
                 core.set_skip(indices)
                 set_root_first(core, first)
                 previous = done[k].score if k < len(done) else None
-                found = self._search_depth(core, d, previous)
-                if found is None:
+                score, index, pv, complete = self._search_depth(core, d, previous)
+                if not complete:
+                    if lines == 1 and done:
+                        partial = self._partial_result(core, index, pv, done_index[0], d, start)
+                        if partial is not None:
+                            current.append(partial)
+                            indices.append(index)
+                            if info is not None:
+                                info(SearchInfo(partial.depth, core.seldepth, partial.score,
+                                                core.nodes, partial.time, list(partial.pv), 1))
+                            done, done_index = current, indices
                     break
-                score, index, pv = found
                 elapsed = time.monotonic() - start
                 move = root_moves[index] if index >= 0 else (pv[0] if pv else None)
                 current.append(SearchResult(move, score, d, core.seldepth, core.nodes, elapsed,
@@ -1106,10 +1117,25 @@ class Engine:
         return done
 
     @staticmethod
+    def _partial_result(core: SearchCore, index: int, pv: list[Move], last_index: int,
+                        depth: int, start: float) -> SearchResult | None:
+        """The result of an iteration to ``depth`` stopped by the limits (``index``
+        and ``pv``: its best root move and line), when before it stopped it proved a root
+        move better than the previous depth's best (``last_index``): that move, its
+        line and its score, at ``depth`` (the moves it searched; the others were
+        searched to ``depth`` - 1). None when it found nothing new."""
+        if index < 0 or index == last_index or not pv:
+            return None
+        return SearchResult(pv[0], root_move_score(core, index), depth, core.seldepth,
+                            core.nodes, time.monotonic() - start, list(pv))
+
+    @staticmethod
     def _search_depth(core: SearchCore, depth: int,
-                      previous: int | None) -> tuple[int, int, list[Move]] | None:
+                      previous: int | None) -> tuple[int, int, list[Move], bool]:
         """One iteration of one line, in an aspiration window around its previous
-        score: ``(score, root move index, pv)``, or None when stopped."""
+        score: ``(score, root move index, pv, complete)``. When the limits stopped
+        it (``complete`` false), the index and pv are of the best move it had
+        proved by then (pv empty: none yet) and the score means nothing."""
         alpha, beta = -MATE_SCORE - 1, MATE_SCORE + 1
         window = 35
         if previous is not None and depth >= 5 and abs(previous) < MATE_THRESHOLD:
@@ -1117,7 +1143,7 @@ class Engine:
         while True:
             score, index, pv, stopped = core.search(depth, alpha, beta)
             if stopped:
-                return None
+                return score, index, pv, False
             if score <= alpha:
                 alpha = max(-MATE_SCORE - 1, alpha - window * 4)
                 window *= 4
@@ -1125,7 +1151,7 @@ class Engine:
                 beta = min(MATE_SCORE + 1, beta + window * 4)
                 window *= 4
             else:
-                return score, index, pv
+                return score, index, pv, True
 
     def _start_helpers(self, core: SearchCore, max_depth: int) -> list[threading.Thread]:
         threads = []
