@@ -243,10 +243,41 @@ def _weights_file(text: str) -> str:
     path = text.strip()
     if not path:
         raise ValueError("needs a file name")
-    data: Any = read_weights(path)   # reports a missing or malformed file now, not mid-match
-    if isinstance(data, dict) and ("terms" not in data or "squares" not in data):
-        raise ValueError(f"{path} is not an evaluation weights file (no terms or squares)")
+    read_weights(path)   # reports a missing or malformed file now, not mid-match
     return path
+
+
+def _book_option(text: str) -> bool | str:
+    from damier.book import Book
+
+    value = text.strip()
+    if value.lower() in ("on", "yes", "true", "1"):
+        return True
+    if value.lower() in ("off", "no", "false", "0"):
+        return False
+    if not value:
+        raise ValueError("expected on, off or a book file")
+    Book.read(value)   # reports a missing or malformed file now, not mid-match
+    return value
+
+
+def _switch(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("on", "yes", "true", "1"):
+        return True
+    if value in ("off", "no", "false", "0"):
+        return False
+    raise ValueError(f"expected on or off, got {text!r}")
+
+
+def _divisor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number, got {text!r}") from None
+    if not 0.25 <= value <= 100:
+        raise ValueError(f"must be between 0.25 and 100, got {text}")
+    return value
 
 
 def _name(text: str) -> str:
@@ -263,9 +294,28 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "movetime": (_positive_float, "seconds per move (instead of the match's time control)"),
     "threads": (_int_option(1, 256), "search threads"),
     "seed": (_int_option(0), "seed of the randomness used below level 10"),
-    "weights": (_weights_file, "evaluation weights JSON file (as damier.tuning writes)"),
+    "weights": (_weights_file, "evaluation weights file (as damier train fit writes it)"),
+    "book": (_book_option, "opening book: on (the shipped one), off (the default) or a file"),
     "name": (_name, "the engine's name in the PDN and the report"),
 }
+# The search's selectivity settings (damier.engine.SELECTIVITY_NAMES), checked
+# for range when the engine is made (Engine.set_selectivity).
+_SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "single_reply": (_switch, "extend a position with one legal move (on/off)"),
+    "probcut": (_switch, "ProbCut at non-PV nodes (on/off)"),
+    "probcut_margin": (_int_option(0, 10000), "ProbCut margin, centi-men"),
+    "probcut_depth": (_int_option(2, 63), "ProbCut from this depth"),
+    "probcut_reduction": (_int_option(1, 16), "ProbCut's reduction, plies"),
+    "singular": (_switch, "singular extension at PV nodes (on/off)"),
+    "singular_depth": (_int_option(2, 63), "singular extension from this depth"),
+    "singular_margin": (_int_option(0, 10000), "singular extension margin, centi-men"),
+    "threat_qsearch": (_int_option(0, 16), "threat-aware quiescence, plies (0 off)"),
+    "history": (_int_option(0, 2), "history updates: 0, 1 or 2"),
+    "lmr_depth": (_int_option(1, 64), "late-move reductions from this depth"),
+    "lmr_move": (_int_option(1, 64), "late-move reductions after this many moves"),
+    "lmr_divisor": (_divisor, "size of the late-move reductions (larger: smaller)"),
+}
+_DAMIER_OPTIONS.update(_SELECTIVITY_OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -459,6 +509,11 @@ class DamierPlayer:
             kwargs["hash_mb"] = opts["hash"]
         if "weights" in opts:
             kwargs["weights"] = opts["weights"]
+        if "book" in opts:
+            kwargs["book"] = opts["book"]
+        selectivity = {name: opts[name] for name in _SELECTIVITY_OPTIONS if name in opts}
+        if selectivity:
+            kwargs["selectivity"] = selectivity
         self.engine = Engine(**kwargs)
 
     def new_game(self) -> None:
