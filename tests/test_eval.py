@@ -14,7 +14,7 @@ import damier
 from damier._core import EVAL_TERM_NAMES, EvalWeights, eval_layout, eval_trace, set_eval_weights
 from damier._core import evaluate_position as evaluate
 from damier.engine import Engine, Limit, load_eval_weights
-from damier.evalfile import FORMAT_VERSION, Weights, WeightsFileError
+from damier.evalfile import FORMAT_VERSION, Weights, WeightsFileError, shipped_weights
 from damier.piece import WHITE
 from damier.variants import VARIANTS
 
@@ -85,11 +85,35 @@ def test_trace_counts_men_and_kings() -> None:
     terms = dict(zip(feats, counts))
     assert terms[EVAL_TERM_NAMES.index("man")] == 2 - 1
     assert terms[EVAL_TERM_NAMES.index("king")] == 1 - 2
-    assert phase == 3 * 256 // 40 and shift == 0
+    # A king each and three pieces a side: a drawish ending, scaled by 4.
+    assert phase == 3 * 256 // 40 and shift == 2
     # One White-view and one Black-view pattern feature per table, and the side to move.
     layout = eval_layout(board.variant.index)
     assert counts.count(1) - (1 if terms.get(layout["features"] - 1) == 1 else 0) >= layout["patterns"]
     assert feats[-1] == layout["features"] - 1 and counts[-1] == 1
+
+
+@pytest.mark.parametrize("fen, variant, shift", [
+    ("W:WK46,31,32:BK5", "international", 4),     # a lone king against three pieces
+    ("W:WK46,31,32,33:BK5", "international", 0),  # ... against four: no scaling
+    ("W:WK46,31,32:BK5,10", "international", 2),  # a king each, at most three pieces each
+    ("W:WK46,31,32:BK5,10,15", "international", 2),
+    ("W:WK46,31,32,33:BK5,10", "international", 0),  # four pieces: no scaling
+    ("W:W16,28,36:BK5,29", "international", 0),   # one side has no king
+    ("W:WK29,21,22:BK1,5", "brazilian", 2),
+    ("W:WK29,21,22:BK1,5", "english", 0),         # short kings: no drawish endings
+    ("W:WK29,21:BK1", "english", 0),
+])
+def test_drawish_endings_are_scaled_down(fen: str, variant: str, shift: int) -> None:
+    """In flying-king variants (the registry's ``lone_king_drawish``) three
+    pieces do not beat a king as a rule: a lone king against at most three
+    pieces divides the score by 16, a king each with at most three pieces a side
+    by 4; the trace reports the shift and the evaluation applies it."""
+    board = damier.Board(fen, variant=variant)
+    assert board.variant.lone_king_drawish == (variant != "english")
+    assert eval_trace(board)[3] == shift
+    weights = shipped_weights(board.variant)
+    assert evaluate(board) == traced_score(board, weights.vector)
 
 
 def test_pattern_of_a_single_man_is_its_area_state() -> None:
