@@ -234,11 +234,12 @@ def test_movetime_is_used_in_full() -> None:
 
 def test_stopped_iteration_keeps_a_better_move_it_proved() -> None:
     """When the limits stop an iteration after it proved a root move better than
-    the previous depth's best, the search plays that move: for every depth at
-    which the best move changes, some node limit that stops the iteration before
-    it ends already gives the new move, at that depth."""
+    the previous depth's best, the search plays that move: where the best move
+    changes from one depth to the next, some node limits that stop the iteration
+    before it ends give the new move, at that depth (before, they all gave the
+    previous depth's move)."""
     rng = random.Random(7)
-    checked = 0
+    kept = 0
     for _ in range(10):
         board = random_position(rng, "international", 30)
         if len(board.legal_moves) < 2:
@@ -258,12 +259,13 @@ def test_stopped_iteration_keeps_a_better_move_it_proved() -> None:
                     assert result.depth == after.depth
                     found = True
                     break
-                assert result.best_move == before.pv[0], (
-                    f"{board.fen()} at {limit} nodes: neither depth {before.depth}'s move nor "
-                    f"depth {after.depth}'s")
-            assert found, f"{board.fen()}: depth {after.depth}'s new move was never kept"
-            checked += 1
-    assert checked >= 2, f"only {checked} changes of the best move to check"
+                # Else the previous depth's move, or another the stopped iteration
+                # proved better than it before a third one beat both.
+                assert result.best_move == before.pv[0] or result.depth == after.depth, (
+                    f"{board.fen()} at {limit} nodes: {result}")
+            # (Not found: the new move was proved in the iteration's last 1,024 nodes.)
+            kept += found
+    assert kept >= 2, f"only {kept} new best moves were kept by a stopped iteration"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -504,11 +506,12 @@ def test_node_limit_is_respected() -> None:
 
 
 def test_repetition_in_history_scores_a_draw() -> None:
-    """Black is a man up with two men about to crown; White's king has just gone 2-11-2 while
-    Black's king went 40-34-40. Without the history White is lost (a clearly negative score);
-    with it, 2-11 returns to a position of the game, which the search counts as a draw (the
+    """Black is two men up (one far back on 5; without it, a king each and at most three
+    pieces a side is a drawish ending), with two men about to crown; White's king has just
+    gone 2-11-2 while Black's king went 40-34-40. Without the history White is lost (a
+    clearly negative score); with it, 2-11 returns to a position of the game, which the search counts as a draw (the
     usual engine reading of the repetition rule), and nothing else is as good."""
-    fen = "W:W25,K2:B38,41,K40"
+    fen = "W:W25,K2:B5,38,41,K40"
     engine = Engine(hash_mb=16)
     fresh = damier.Board(fen)
     baseline = engine.search(fresh, depth=6)
