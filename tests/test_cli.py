@@ -42,3 +42,32 @@ def test_train_and_openings_are_reachable_from_damier():
         assert r.returncode == 0 and words in r.stdout, (name, r.stdout[:300], r.stderr[:300])
     r = run("openings", "--check", "/no/such/file.pdn")
     assert r.returncode != 0 and "Traceback" not in r.stderr
+
+
+def test_serve_uses_the_book_unless_no_book(monkeypatch, tmp_path: Path) -> None:
+    """``damier serve`` hands the book switch to the app: on by default (the shipped
+    strength after ``pip install``), off with ``--no-book``."""
+    import argparse
+    import io
+
+    import uvicorn
+
+    import damier.web.app
+    from damier.web.server import add_serve_parser, serve_command
+
+    made: list[bool] = []
+    real = damier.web.app.create_app
+
+    def create_app(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(kwargs["book"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(damier.web.app, "create_app", create_app)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: None)
+    parser = argparse.ArgumentParser()
+    add_serve_parser(parser.add_subparsers(dest="command"))
+    db = str(tmp_path / "g.sqlite3")
+    for extra in ([], ["--no-book"]):
+        args = parser.parse_args(["serve", "--db", db, *extra])
+        assert serve_command(args, io.StringIO(), io.StringIO()) == 0
+    assert made == [True, False]

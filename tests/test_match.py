@@ -117,6 +117,25 @@ def test_parse_engine_spec() -> None:
         "/path with space/eng", "--hub")
 
 
+def test_spec_book_and_selectivity_reach_the_engine() -> None:
+    """``book=on|off|FILE`` and the search's selectivity settings (the names of
+    ``Engine.set_selectivity``) make the engine of a ``damier`` player."""
+    from damier.match import make_player
+
+    player = make_player(parse_engine_spec(
+        "damier:book=on,probcut=on,singular=off,threat_qsearch=1,history=2,lmr_divisor=2.5"))
+    engine = player.engine   # type: ignore[attr-defined]
+    assert engine.book is not False and engine.book is not None
+    settings = engine.selectivity
+    assert (settings["probcut"], settings["singular"], settings["threat_qsearch"],
+            settings["history"], settings["lmr_divisor"]) == (True, False, 1, 2, 2.5)
+    first = engine.search(Board(), depth=2)
+    assert first.book
+    plain = make_player(parse_engine_spec("damier:book=off")).engine  # type: ignore[attr-defined]
+    assert not plain.search(Board(), depth=2).book
+    assert make_player(parse_engine_spec("damier")).engine.book in (None, False)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("text, message", [
     ("stockfish", "expected damier[:option=value,...] or hub:COMMAND"),
     ("damier:level=11", "option level must be between 1 and 10, got 11"),
@@ -125,6 +144,12 @@ def test_parse_engine_spec() -> None:
     ("damier:level", "needs a value"),
     ("damier:depth=2,depth=3", "given twice"),
     ("damier:movetime=-1", "positive number of seconds"),
+    ("damier:book=maybe.bin", "cannot read opening book maybe.bin"),
+    ("damier:book=", "option book expected on, off or a book file"),
+    ("damier:probcut=sometimes", "option probcut expected on or off"),
+    ("damier:history=3", "option history must be between 0 and 2, got 3"),
+    ("damier:lmr_divisor=0", "option lmr_divisor must be between 0.25 and 100"),
+    ("damier:null_move=on", "unknown option 'null_move'"),
     ("hub:", "needs the engine's command"),
     ("hub:'unclosed", "cannot split the command"),
 ])

@@ -300,3 +300,24 @@ def test_the_engine_line_shown_is_the_line_of_the_move_played(app, alice):
     for message in finals:
         # the line is the played move's, or none at all
         assert message["pv"] == [] or message["pv"][0] == message["played"], message
+
+
+@pytest.mark.parametrize("book", [True, False])
+def test_the_engine_opens_from_the_shipped_book_unless_told_not_to(tmp_path, book):
+    """``damier serve`` (``create_app``) plays the opening from the shipped book by
+    default; ``--no-book`` (``book=False``) makes its engines search from the
+    first move."""
+    import damier
+    from damier.web.engines import Job
+
+    app = create_app(tmp_path / "g.sqlite3", movetime=0.05, analysis_seconds=2,
+                     allowed_hosts=["testserver"], book=book)
+    with TestClient(app) as client:
+        gid = client.post("/api/games", json={"color": "black", "level": 10}).json()["id"]
+        state = wait_state(client, gid, lambda s: len(s["moves"]) == 1
+                           and not s["engine_thinking"])
+        assert state["moves"][0]["text"] in {"32-28", "33-28", "33-29", "34-29", "34-30",
+                                             "31-26", "31-27", "32-27", "35-30"}
+        pool = app.state.live_games.pool
+        result = pool.submit(Job(), lambda engine: engine.search(damier.Board(), movetime=0.05))
+        assert result.result().book is book

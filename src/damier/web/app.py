@@ -413,14 +413,15 @@ class LiveGames:
 
     def __init__(self, store: GameStore, *, movetime: dict[int, float] | float | None = None,
                  analysis_seconds: float = ANALYSIS_SECONDS, workers: int = 8,
-                 engines: int = DEFAULT_ENGINES, hash_mb: int = DEFAULT_HASH_MB) -> None:
+                 engines: int = DEFAULT_ENGINES, hash_mb: int = DEFAULT_HASH_MB,
+                 book: bool = True) -> None:
         self.store = store
         if movetime is None:
             movetime = DEFAULT_MOVETIME
         self.movetime = movetime
         self.analysis_seconds = analysis_seconds
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="damier-web")
-        self.pool = EnginePool(size=engines, hash_mb=hash_mb)
+        self.pool = EnginePool(size=engines, hash_mb=hash_mb, book=book)
         self.games: dict[str, LiveGame] = {}
         self.sockets = 0
 
@@ -796,19 +797,21 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                movetime: dict[int, float] | float | None = None,
                analysis_seconds: float = ANALYSIS_SECONDS,
                allowed_hosts: Iterable[str] = (), engines: int = DEFAULT_ENGINES,
-               hash_mb: int = DEFAULT_HASH_MB) -> "Starlette":
+               hash_mb: int = DEFAULT_HASH_MB, book: bool = True) -> "Starlette":
     """The Starlette app serving the games stored in the SQLite file ``db``.
 
     ``movetime``: the engine's seconds per move (one number, or by level).
     ``allowed_hosts``: host names the server answers to besides IP addresses and
     ``localhost`` (see :mod:`damier.web.security`). ``engines`` and ``hash_mb``: the
     shared engine pool (searches at once, and each one's hash table in MiB).
+    ``book``: the engine plays the opening from the variant's shipped book (levels
+    8-10; analysis never uses it).
     """
     if Starlette is None:
         raise RuntimeError("the web app needs Starlette: pip install 'damier[web]'")
     store = GameStore(db)
     live_games = LiveGames(store, movetime=movetime, analysis_seconds=analysis_seconds,
-                  engines=engines, hash_mb=hash_mb)
+                  engines=engines, hash_mb=hash_mb, book=book)
 
     def ok(data: Any, status: int = 200) -> JSONResponse:
         return JSONResponse(data, status_code=status)

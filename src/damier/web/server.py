@@ -40,6 +40,8 @@ def add_serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
                        help="hash table of each engine in MiB (default 16)")
     serve.add_argument("--movetime", type=float, default=None,
                        help="seconds the engine thinks per move (default: by level, 0.5-2.5)")
+    serve.add_argument("--no-book", action="store_true",
+                       help="the engine does not play from the shipped opening book")
     serve.add_argument("--log-level", default="warning",
                        choices=("critical", "error", "warning", "info", "debug"),
                        help="uvicorn's log level (default warning)")
@@ -54,7 +56,7 @@ def serve_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not 1 <= args.hash <= 4096:
             raise RuntimeError(f"--hash must be 1-4096 MiB, got {args.hash}")
         app = create_app(args.db, movetime=args.movetime, allowed_hosts=args.allowed_host,
-                         engines=args.engines, hash_mb=args.hash)
+                         engines=args.engines, hash_mb=args.hash, book=not args.no_book)
     except ImportError as exc:
         err.write(f"damier serve: the web extra is missing ({exc}); "
                   "install it with: pip install 'damier[web]'\n")
