@@ -143,7 +143,7 @@ from damier.openings import is_fen, load_openings, opening_board
 from damier.pdn import Game, GameNode, result_for_variant, write_game
 from damier.piece import WHITE
 from damier.progress import ProgressBar
-from damier.sprt import (SPRT, Z95, EloEstimate, elo_estimate, elo_from_score,
+from damier.sprt import (SPRT, Z95, EloEstimate, elo_estimate, elo_from_score, format_elo,
                          pentanomial_interval, trinomial_interval)
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
@@ -796,15 +796,6 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_json_value(v) for v in value]
     return value
-
-
-def format_elo(value: float, digits: int = 1) -> str:
-    """An Elo difference for people: signed, ``n/a`` or ``+inf``/``-inf``."""
-    if math.isnan(value):
-        return "n/a"
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{value:+.{digits}f}"
 
 
 def _reason_class(record: MatchGame) -> str:

@@ -253,15 +253,20 @@ class EloEstimate:
     confidence: float = 0.95
 
     def __str__(self) -> str:
-        return f"{_elo_text(self.elo)} [{_elo_text(self.low)}, {_elo_text(self.high)}]"
+        return f"{format_elo(self.elo)} [{format_elo(self.low)}, {format_elo(self.high)}]"
 
 
-def _elo_text(value: float) -> str:
+def format_elo(value: float, digits: int = 1) -> str:
+    """An Elo difference for people: signed, ``n/a`` or ``+inf``/``-inf``.
+
+    >>> format_elo(12.345), format_elo(float("nan")), format_elo(-float("inf"))
+    ('+12.3', 'n/a', '-inf')
+    """
     if math.isnan(value):
         return "n/a"
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.1f}"
+    return f"{value:+.{digits}f}"
 
 
 def _z(confidence: float) -> float:
