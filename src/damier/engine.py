@@ -1084,9 +1084,6 @@ class Engine:
                         if partial is not None:
                             current.append(partial)
                             indices.append(index)
-                            if info is not None:
-                                info(SearchInfo(partial.depth, core.seldepth, partial.score,
-                                                core.nodes, partial.time, list(partial.pv), 1))
                             done, done_index = current, indices
                     break
                 elapsed = time.monotonic() - start
@@ -1122,11 +1119,12 @@ class Engine:
         """The result of an iteration to ``depth`` stopped by the limits (``index``
         and ``pv``: its best root move and line), when before it stopped it proved a root
         move better than the previous depth's best (``last_index``): that move, its
-        line and its score, at ``depth`` (the moves it searched; the others were
-        searched to ``depth`` - 1). None when it found nothing new."""
+        line and its score, with ``depth`` - 1, the last depth completed (that
+        move was searched one ply deeper). None when it found nothing new. No
+        ``info`` reports it: an analysis shows completed depths only."""
         if index < 0 or index == last_index or not pv:
             return None
-        return SearchResult(pv[0], root_move_score(core, index), depth, core.seldepth,
+        return SearchResult(pv[0], root_move_score(core, index), depth - 1, core.seldepth,
                             core.nodes, time.monotonic() - start, list(pv))
 
     @staticmethod
