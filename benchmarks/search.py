@@ -25,6 +25,14 @@ Usage (from the repository root, with the compiled core built in place)::
     PYTHONPATH=src python benchmarks/search.py                 # 1 s and 10 s, about 25 s
     PYTHONPATH=src python benchmarks/search.py --quick         # 1 s only, about 5 s
     PYTHONPATH=src python benchmarks/search.py --json search.json --repeat 3 --strict
+    sh benchmarks/make_baseline.sh && PYTHONPATH=src python benchmarks/search.py --quick
+
+``--baseline PYTHON`` (by default ``.baseline/venv/bin/python`` when
+``sh benchmarks/make_baseline.sh`` has built it: damier as of the git tag
+``issue10-start``) measures that build the same way in the same run, each engine in a
+child process pinned to the same CPU, one after the other for every limit, and adds
+the depth each reaches in 0.1 s on the middlegames of ``benchmarks/data/middlegames.txt``
+(the mean, and the nodes per second there): the before/after figures of a change.
 
 dame-rs is a ``bench`` extra (``pip install 'damier[bench]'``, dame-rs==0.2.0); when it is
 missing its column is left out and the ratios print SKIP.
@@ -138,6 +146,93 @@ def summarize(iterations: list[dict[str, Any]], wall: float, move: str,
             "wall": wall, "best_move": move, "score": score, "iterations": iterations}
 
 
+# A damier build measured in a child process (this tree's, or the baseline's Python):
+# the start position at each limit, then the middlegames at MID_SECONDS each. Only
+# the API both builds have (Engine.search with movetime and info).
+CHILD = r"""
+import json, os, sys, time
+request = json.loads(sys.argv[1])
+if request["cpu"] is not None and hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {request["cpu"]})
+import damier
+from damier.engine import Engine
+Engine(hash_mb=1).search(damier.Board(), depth=4)
+def timed(board, seconds):
+    its = []
+    engine = Engine()
+    start = time.perf_counter()
+    result = engine.search(board, movetime=seconds,
+                           info=lambda i: its.append([i.depth, i.nodes, i.time]))
+    wall = time.perf_counter() - start
+    depth, nodes, used = its[-1] if its else (0, 0, 0.0)
+    return {"depth": depth, "nodes": nodes, "time": used, "wall": wall,
+            "nps": nodes / used if used > 0 else 0.0,
+            "best_move": str(result.best_move), "score": result.score}
+out = {"version": damier.__version__, "path": os.path.dirname(damier.__file__),
+       "start": timed(damier.Board(), request["seconds"]) if request["seconds"] else None,
+       "middlegames": [timed(damier.Board(fen), request["mid_seconds"])
+                       for fen in request["fens"]]}
+print(json.dumps(out))
+"""
+MID_SECONDS = 0.1
+MIDDLEGAMES = Path(__file__).resolve().parent / "data" / "middlegames.txt"
+DEFAULT_BASELINE = Path(__file__).resolve().parent.parent / ".baseline" / "venv" / "bin" / "python"
+
+
+def run_child(python: str, env: dict[str, str], seconds: float | None, fens: list[str],
+              cpu: int | None) -> dict[str, Any]:
+    import subprocess  # noqa: PLC0415
+    request = json.dumps({"seconds": seconds, "fens": fens, "mid_seconds": MID_SECONDS,
+                          "cpu": cpu})
+    done = subprocess.run([python, "-c", CHILD, request], capture_output=True, text=True,
+                          env=env, check=False, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{python}: {done.stderr.strip()[-500:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def compare_baseline(baseline: str, times: list[float], cpu: int | None,
+                     report: dict[str, Any]) -> None:
+    """The before/after table: this tree and the baseline, each in a child process."""
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    here_env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    fens = [line.strip() for line in MIDDLEGAMES.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    engines = {"now": (sys.executable, here_env), "baseline": (baseline, base_env)}
+    rows: dict[str, dict[str, Any]] = {}
+    say(f"before/after: this tree against the baseline ({baseline}), one child process "
+        f"each, pinned to CPU {cpu}")
+    header = f"{'limit':>6}  {'engine':<9} {'depth':>5} {'nodes':>12} {'nodes/s':>11}"
+    say(header)
+    say("-" * len(header))
+    for seconds in times:
+        for name, (python, env) in engines.items():
+            r = run_child(python, env, seconds, [], cpu)["start"]
+            rows.setdefault(name, {})[f"{seconds:g}s"] = r
+            say(f"{seconds:>5.0f}s  {name:<9} {r['depth']:>5} {r['nodes']:>12,} "
+                f"{fmt_nps(r['nps']):>11}")
+    for name, (python, env) in engines.items():
+        mids = run_child(python, env, None, fens, cpu)["middlegames"]
+        depth = sum(m["depth"] for m in mids) / len(mids)
+        nps = sum(m["nodes"] for m in mids) / max(1e-9, sum(m["time"] for m in mids))
+        rows[name]["middlegames"] = {"positions": len(mids), "seconds": MID_SECONDS,
+                                     "mean_depth": depth, "nps": nps}
+        say(f"{MID_SECONDS:>5.1f}s  {name:<9} {depth:>5.2f} {'(mean of ' + str(len(mids)):>12} "
+            f"{fmt_nps(nps):>11}  middlegames)")
+    now, base = rows["now"], rows["baseline"]
+    for key in [f"{t:g}s" for t in times]:
+        if base[key]["nps"]:
+            say(f"  {key}: nodes/s x{now[key]['nps'] / base[key]['nps']:.2f}, depth "
+                f"{now[key]['depth']} vs {base[key]['depth']}")
+    say(f"  middlegames at {MID_SECONDS} s: depth {now['middlegames']['mean_depth']:.2f} vs "
+        f"{base['middlegames']['mean_depth']:.2f}, nodes/s x"
+        f"{now['middlegames']['nps'] / max(1e-9, base['middlegames']['nps']):.2f}")
+    report["baseline"] = {"python": baseline, "rows": rows}
+    say()
+
+
 def best_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The run reported: the deepest, then the fastest in nodes per second."""
     return max(runs, key=lambda r: (r["depth"], r["nps"]))
@@ -168,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per measurement (the deepest, then fastest, is reported)")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a goal FAILs")
     parser.add_argument("--no-pin", action="store_true", help="do not pin to one CPU")
+    parser.add_argument("--baseline", metavar="PYTHON", default=None,
+                        help="the Python of a baseline build to measure in the same run "
+                             "(default: .baseline/venv/bin/python when it exists)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the baseline")
     args = parser.parse_args(argv)
 
     damier = import_damier()
@@ -224,6 +323,15 @@ def main(argv: list[str] | None = None) -> int:
             say(f"{'':>6}  ratio damier/dame-rs: SKIP (dame-rs not installed)")
         report["results"][f"{seconds:g}s"] = rows
         say()
+
+    baseline = args.baseline or (str(DEFAULT_BASELINE) if DEFAULT_BASELINE.exists() else None)
+    if args.no_baseline or baseline is None:
+        say("before/after: SKIP (no baseline; sh benchmarks/make_baseline.sh builds it)\n")
+    else:
+        cpu = None
+        if not args.no_pin and hasattr(os, "sched_getaffinity"):
+            cpu = sorted(os.sched_getaffinity(0))[-1]
+        compare_baseline(baseline, times, cpu, report)
 
     one = report["results"]["1s"]["damier"]
     goals = {
