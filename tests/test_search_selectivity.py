@@ -16,14 +16,13 @@ from damier._core import helper_selectivity
 from damier.engine import SELECTIVITY_NAMES, Engine
 from damier.puzzles import load_puzzles
 
-DEFAULTS = {"single_reply": True, "probcut": False, "probcut_margin": 100, "probcut_depth": 5,
-            "probcut_reduction": 3, "singular": False, "singular_depth": 6,
-            "singular_margin": 30, "threat_qsearch": 0, "history": 0, "lmr_depth": 3,
+DEFAULTS = {"single_reply": True, "probcut": True, "probcut_margin": 100, "probcut_depth": 5,
+            "probcut_reduction": 3, "singular": True, "singular_depth": 6,
+            "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.5}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
-# always had, on). Today's defaults; named so that the old-search test outlives a change
-# of the defaults.
+# always had, on).
 ALL_OFF = {"single_reply": True, "probcut": False, "singular": False, "threat_qsearch": 0,
            "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5}
 
@@ -31,9 +30,9 @@ ALL_OFF = {"single_reply": True, "probcut": False, "singular": False, "threat_qs
 ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2}
 
 # A value other than the default for every setting.
-CHANGED = {"single_reply": False, "probcut": True, "probcut_margin": 60, "probcut_depth": 4,
-           "probcut_reduction": 4, "singular": True, "singular_depth": 8, "singular_margin": 20,
-           "threat_qsearch": 2, "history": 1, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0}
+CHANGED = {"single_reply": False, "probcut": False, "probcut_margin": 60, "probcut_depth": 4,
+           "probcut_reduction": 4, "singular": False, "singular_depth": 8, "singular_margin": 20,
+           "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -158,9 +157,9 @@ def test_each_setting_changes_the_search(name: str) -> None:
     board = _board(variant, fen)
     switch = {**ALL_OFF, "probcut": True} if name.startswith("probcut_") else (
         {**ALL_OFF, "singular": True} if name.startswith("singular_") else ALL_OFF)
+    value = CHANGED[name] if CHANGED[name] != switch.get(name, DEFAULTS[name]) else DEFAULTS[name]
     before = Engine(hash_mb=16, selectivity=switch).search(board, depth=depth)
-    after = Engine(hash_mb=16, selectivity={**switch, name: CHANGED[name]}).search(
-        board, depth=depth)
+    after = Engine(hash_mb=16, selectivity={**switch, name: value}).search(board, depth=depth)
     assert after.nodes != before.nodes
 
 

@@ -112,19 +112,19 @@ cdef class SearchCore:
 
         - ``single_reply`` (bool, on by default): a position with one legal
           move is searched a ply deeper.
-        - ``probcut`` (bool): at non-PV nodes of depth >= ``probcut_depth``, a
+        - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``, a
           null-window search ``probcut_reduction`` plies shallower at
           beta + ``probcut_margin`` (centi-men); when it fails high, its score
           is returned.
-        - ``singular`` (bool): at PV nodes of depth >= ``singular_depth`` whose
+        - ``singular`` (bool, on by default): at PV nodes of depth >= ``singular_depth`` whose
           TT move is stored as a lower bound, the other moves are searched at
           half the depth with a null window ``singular_margin`` centi-men below
           the TT score; when all fail low, the TT move is extended by a ply.
-        - ``threat_qsearch`` (int, plies; True is 1): at a quiet leaf of the
+        - ``threat_qsearch`` (int, plies; True is 1; 1 by default): at a quiet leaf of the
           quiescence search within that many plies of the horizon, when the side
           not to move would have a capture if it were its turn, the quiet moves
           are searched one ply to see whether the threat can be parried.
-        - ``history`` (0, 1 or 2): 0 the plain depth-squared bonus at a cutoff;
+        - ``history`` (0, 1 or 2; 1 by default): 0 the plain depth-squared bonus at a cutoff;
           1 bounded (gravity) updates, with a malus for the quiet moves tried
           before the cutoff move; 2 as 1, and late-move reductions one ply
           smaller for moves with a high history, one larger for a low one.

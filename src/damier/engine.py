@@ -699,21 +699,22 @@ class Engine:
         (see ``SearchCore.set_selectivity`` for each):
 
         - ``single_reply`` (bool, on by default): extend a position with one legal move;
-        - ``probcut`` (bool), ``probcut_margin`` (centi-men), ``probcut_depth``,
+        - ``probcut`` (bool, on), ``probcut_margin`` (centi-men), ``probcut_depth``,
           ``probcut_reduction`` (plies): ProbCut at non-PV nodes;
-        - ``singular`` (bool), ``singular_depth``, ``singular_margin`` (centi-men):
+        - ``singular`` (bool, on), ``singular_depth``, ``singular_margin`` (centi-men):
           the singular extension of the TT move at PV nodes;
-        - ``threat_qsearch`` (plies, 0 off): at quiet quiescence leaves within that
-          many plies of the horizon, parry a threatened capture with a one-ply search;
-        - ``history`` (0, 1, 2): the history updates (1: bounded, with a malus;
-          2: also in the late-move reductions);
+        - ``threat_qsearch`` (plies, 0 off, 1 by default): at quiet quiescence leaves
+          within that many plies of the horizon, parry a threatened capture with a
+          one-ply search;
+        - ``history`` (0, 1, 2; 1 by default): the history updates (1: bounded, with a
+          malus; 2: also in the late-move reductions);
         - ``lmr_depth``, ``lmr_move``, ``lmr_divisor``: the late-move reductions.
 
         >>> engine = Engine(hash_mb=1)
-        >>> engine.set_selectivity(probcut=True)["probcut"]
-        True
-        >>> engine.selectivity["singular"]
+        >>> engine.set_selectivity(probcut=False)["probcut"]
         False
+        >>> engine.selectivity["singular"]
+        True
         """
         unknown = set(settings) - set(SELECTIVITY_NAMES)
         if unknown:
