@@ -12,12 +12,15 @@ every position) and probed like python-chess's ``chess.syzygy``:
 >>> from damier.egdb import Wdl, build, open_database
 >>> tmp = tempfile.TemporaryDirectory()
 >>> report = build(tmp.name, pieces=2)            # 2 pieces: well under a second
->>> with open_database(tmp.name) as db:
-...     db.probe_wdl(Board("W:WK46:BK5")), db.probe_wdl(Board("W:W6:B40"))
-(<Wdl.DRAW: 0>, <Wdl.WIN: 1>)
->>> with open_database(tmp.name) as db:
-...     db.probe_dtw(Board("B:W28:BK1")), db.get_wdl(Board("W:W28,27:BK1"))
-(-7, None)
+>>> with open_database(tmp.name) as db:       # a king each: a draw ...
+...     db.probe_wdl(Board("W:WK31:BK20"))
+<Wdl.DRAW: 0>
+>>> with open_database(tmp.name) as db:       # ... unless one is caught in the corner 46
+...     db.probe_wdl(Board("W:WK46:BK5")), db.probe_dtw(Board("W:WK46:BK5"))
+(<Wdl.LOSS: -1>, -2)
+>>> with open_database(tmp.name) as db:       # 3 pieces: not in this database
+...     db.get_wdl(Board("W:W28,27:BK1")) is None
+True
 >>> tmp.cleanup()
 
 Signatures and positions
@@ -75,9 +78,10 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import NamedTuple, TextIO
@@ -405,7 +409,7 @@ class Database:
                 return 1                      # no piece or no move: lost
             raise MissingTableError(f"{board.fen()}: not a position of the database")
         signature, slot = key
-        if slot < 0:
+        if slot < 0 or sum(signature) > self.max_pieces:
             raise MissingTableError(f"{board.fen()}: {sum(signature)} pieces, "
                                     f"the database has at most {self.max_pieces}")
         value = self.table(signature).value(slot)
@@ -494,6 +498,14 @@ class SignatureReport:
     skipped: bool
 
 
+def _load(path: Path, variant: Variant, signature: Signature) -> bytearray:
+    table = Table(path, variant=variant, signature=signature)
+    try:
+        return table.values()
+    finally:
+        table.close()
+
+
 def _chunks(total: int, parts: int) -> Iterator[tuple[int, int]]:
     step = max(4096, -(-total // max(1, parts)))
     for start in range(0, total, step):
@@ -514,7 +526,7 @@ def _solve(tables: _core.EgTables, signature: Signature, threads: int,
     jobs: list[Callable[[], int | None]] = []
     for t, size in enumerate(sizes):
         for start, end in _chunks(size, parts):
-            jobs.append(lambda t=t, start=start, end=end: solver.init_range(t, start, end))
+            jobs.append(partial(solver.init_range, t, start, end))
     _run(pool, jobs)
     if solver.missing:
         raise RuntimeError(f"signature {signature_name(signature)}: a table it leads to "
@@ -523,7 +535,7 @@ def _solve(tables: _core.EgTables, signature: Signature, threads: int,
     checks: list[Callable[[], int | None]] = []
     for t, size in enumerate(sizes):
         for start, end in _chunks(size, parts):
-            checks.append(lambda t=t, start=start, end=end: solver.verify_range(t, start, end))
+            checks.append(partial(solver.verify_range, t, start, end))
     bad = sum(n or 0 for n in _run(pool, checks))
     if bad:
         raise RuntimeError(f"signature {signature_name(signature)}: verification failed "
@@ -534,7 +546,8 @@ def _solve(tables: _core.EgTables, signature: Signature, threads: int,
 def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
           variant: str | Variant = DEFAULT_VARIANT, threads: int = 1,
           progress: bool | Callable[[BuildProgress], None] = False,
-          stream: TextIO | None = None) -> list[SignatureReport]:
+          stream: TextIO | None = None,
+          only: Collection[Signature] | None = None) -> list[SignatureReport]:
     """Builds every table of 2 to ``pieces`` pieces of ``variant`` in
     ``<directory>/<variant>/``, in dependency order, with ``threads`` threads.
 
@@ -543,7 +556,10 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
     the best over its successors) before it is written. ``progress`` is True for a
     progress bar on ``stream`` (default stderr) or a callable given a
     :class:`BuildProgress` after each pair of signatures; an exception it raises (such
-    as :class:`KeyboardInterrupt`) stops the build, which a rerun resumes.
+    as :class:`KeyboardInterrupt`) stops the build, which a rerun resumes. ``only``
+    limits the build to these signatures (and their mirrors); the tables they lead to
+    must be among them or built already (kings-only signatures lead only to kings-only
+    ones).
     """
     v = get_variant(variant)
     if not 2 <= pieces <= MAX_PIECES:
@@ -554,7 +570,16 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
     folder = root / v.name
     folder.mkdir(parents=True, exist_ok=True)
     pairs = _pairs(pieces)
+    if only is not None:
+        wanted = set(only)
+        pairs = [s for s in pairs if s in wanted or _mirror(s) in wanted]
     tables = _core.EgTables(v.index)
+    if only is not None:
+        covered = set(pairs) | {_mirror(s) for s in pairs}
+        for s in signatures(pieces):
+            path = folder / f"{signature_name(s)}{_SUFFIX}"
+            if s not in covered and path.exists():
+                tables.add(s, _load(path, v, s))
     reports: list[SignatureReport] = []
     callback = progress if callable(progress) else None
     bar = ProgressBar(f"egdb {v.name} {pieces} pieces", total=len(pairs),
