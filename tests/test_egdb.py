@@ -408,6 +408,26 @@ def test_corrupted_or_foreign_files_are_refused(tmp_path: Path) -> None:
         db.probe_wdl(Board("W:WK31:BK20", variant="english"))
 
 
+def test_verify_finds_a_wrong_value(tmp_path: Path) -> None:
+    """The builder's check, run again on files: sound tables pass; one value changed (the
+    file rewritten with a valid checksum) is found."""
+    build(tmp_path, pieces=2)
+    assert set(egdb.verify(tmp_path).values()) == {0}
+    path = tmp_path / "international" / "1010.egdb"
+    table = egdb.Table(path)
+    values = table.values()
+    table.close()
+    slot = egdb._core.egdb_key(Board("W:W28:B23"))[1]     # White must take 28x19 and wins
+    old = values[2 * slot] | (values[2 * slot + 1] << 8)
+    assert old != 0                                          # a capture: decided
+    values[2 * slot:2 * slot + 2] = (0).to_bytes(2, "little")  # now claims a draw
+    egdb._write_table(path, get_variant("international"), (1, 0, 1, 0), values)
+    result = egdb.verify(tmp_path, threads=2)
+    assert result[(1, 0, 1, 0)] >= 1 and result[(0, 1, 0, 1)] == 0
+    code, out, _ = _cli(["egdb", "verify", "--dir", str(tmp_path)])
+    assert code == 1 and "1010" in out
+
+
 def test_threads_give_the_same_tables(tmp_path: Path) -> None:
     build(tmp_path / "one", pieces=3, threads=1)
     build(tmp_path / "two", pieces=3, threads=2)

@@ -591,3 +591,33 @@ def egdb_counts(object values):
                 else:
                     losses += 1
     return wins, draws, losses, unused, maxd
+
+
+def egdb_verify_range(EgTables tables, tuple signature, uint64_t start, uint64_t end):
+    """The number of slots ``start``..``end - 1`` of a registered table whose value is not
+    the best value over their successors (read from the registered tables; releases the
+    GIL): the check the builder makes, for tables read back from files."""
+    cdef EgSig s
+    cdef Pos p
+    cdef uint64_t idx, bad = 0
+    cdef const uint16_t* val
+    cdef CMove* buf
+    a, b, c, d = signature
+    eg_sig_init(tables.reg.g, &s, a, b, c, d)
+    val = tables.reg.data[s.code]
+    if val == NULL:
+        raise KeyError(f"no table {signature} registered")
+    if end > s.total:
+        end = s.total
+    buf = <CMove*>malloc(MAXMOVES * sizeof(CMove))
+    if buf == NULL:
+        raise MemoryError()
+    with nogil:
+        for idx in range(start, end):
+            if not eg_decode(tables.reg.g, &s, idx, &p):
+                if val[idx] != EG_INVALID:
+                    bad += 1
+            elif eg_best(&tables.reg, &p, buf) != val[idx]:
+                bad += 1
+    free(buf)
+    return bad
