@@ -495,6 +495,17 @@ def test_probe_dtw_agrees_with_wdl_and_with_the_successors(intl3: Path) -> None:
                 assert any(w == Wdl.DRAW for w, _ in after)
 
 
+def test_in_memory_tables_agree_with_the_files(intl3: Path) -> None:
+    rng = random.Random(3)
+    with open_database(intl3) as db:
+        tables = db.in_memory()
+        for _ in range(300):
+            board = Board(_fen(_random_key(rng, rng.choice(["WWB", "wWb", "wbB", "Wb"]))))
+            wdl, dtw = egdb._decode(tables.probe(board))
+            assert (wdl, dtw) == (db.probe_wdl(board), db.probe_dtw(board))
+        assert tables.probe(Board("W:W31,32:B19,20")) == -1
+
+
 def test_reads_from_threads(intl3: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
     fens = ["W:WK31:BK20", "W:W6:B40", "B:W28:BK1", "W:WK46:BK5", "W:WK1,K2:BK30"] * 40
