@@ -1038,3 +1038,4 @@ include "_tt.pxi"          # the transposition table
 include "_search.pxi"      # PVS, quiescence, move ordering (one thread)
 include "_smp.pxi"         # the lazy SMP helpers
 include "_searchcore.pxi"  # SearchCore and the module functions Python calls
+include "_egdb.pxi"        # endgame databases: the generator and the C-level probe

@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_book_parser(sub)
     from damier.train import add_train_parser
     add_train_parser(sub)
+    from damier.egdb import add_egdb_parser
+    add_egdb_parser(sub)
     for name, text in (("openings", "make or check the balanced openings of matches "
                         "(python -m damier.openings)"),):
         tool = sub.add_parser(name, help=text, add_help=False, prefix_chars="\0")
@@ -155,6 +157,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "book":
             from damier.book import book_command
             return book_command(args, out, err)
+        if args.command == "egdb":
+            from damier.egdb import egdb_command
+            return egdb_command(args, out, err)
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")
         return 130

@@ -1,0 +1,801 @@
+"""Endgame databases: perfect play with few pieces, built by damier itself.
+
+Every position of a material signature gets its value for the side to move (win, draw or
+loss) and the distance to the end of the game in plies with best play (the winner as
+fast as it can, the loser as slowly; captures and promotions do not reset it). The
+tables are computed by the compiled core (``_egdb.pxi``: a retrograde analysis
+by distance levels on the core's own move generator, then a forward verification of
+every position) and probed like python-chess's ``chess.syzygy``:
+
+>>> import tempfile
+>>> from damier import Board
+>>> from damier.egdb import Wdl, build, open_database
+>>> tmp = tempfile.TemporaryDirectory()
+>>> report = build(tmp.name, pieces=2)            # 2 pieces: well under a second
+>>> with open_database(tmp.name) as db:       # a king each: a draw ...
+...     db.probe_wdl(Board("W:WK31:BK20"))
+<Wdl.DRAW: 0>
+>>> with open_database(tmp.name) as db:       # ... unless one is caught in the corner 46
+...     db.probe_wdl(Board("W:WK46:BK5")), db.probe_dtw(Board("W:WK46:BK5"))
+(<Wdl.LOSS: -1>, -2)
+>>> with open_database(tmp.name) as db:       # 3 pieces: not in this database
+...     db.get_wdl(Board("W:W28,27:BK1")) is None
+True
+>>> tmp.cleanup()
+
+Signatures and positions
+------------------------
+A signature is ``(our men, our kings, their men, their kings)`` for the side to move,
+written ``"1101"`` in file names (one man and a king against a king). A position with
+Black to move is stored as its mirror image (the board turned half round, the colours
+swapped), so one table serves both sides. Positions are indexed per signature: men on
+the squares they can stand on (never their own crowning row), kings on any square, each
+group of alike pieces as a combination; the few slots where two groups share a square are
+unused. Every position is stored, those where the side to move must capture included, so
+a probe is one look-up (no capture search). The rules are those of the core's
+move generator for the variant (men capturing backwards or not, flying or short kings,
+the majority rule or free choice); a player who cannot move (or has no piece) loses.
+
+File format (version 1, little-endian)
+--------------------------------------
+One file per signature, ``<directory>/<variant>/<signature>.egdb``, written to a
+temporary name and renamed when complete::
+
+    header (128 bytes)
+      0  8s   magic b"DAMIEREG"
+      8  H    format version (1)
+     10  H    header size (128)
+     12  16s  variant name (ASCII, NUL padded)
+     28  4B   signature: our men, our kings, their men, their kings
+     32  Q    positions (slots, unused ones included)
+     40  I    values per block (the last block may be shorter)
+     44  I    number of blocks
+     48  4Q   wins, draws, losses, unused slots
+     80  H    longest distance (plies)
+     82  14x  zero
+     96  32s  SHA-256 of the payload
+    payload
+      (blocks + 1) Q   block offsets, from the start of the payload's blocks
+      blocks           each zlib-compressed: the block's values as uint16
+
+A value is 0 for a draw, ``n + 1`` when the game ends in ``n`` plies (``n`` odd: the
+side to move wins; ``n`` even: it loses), and 65535 for an unused slot. Reading maps the
+file into memory and keeps a few decompressed blocks per table (thread-safe); opening a
+table checks its magic, version, variant, signature and checksum
+(:class:`TableError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import hashlib
+import mmap
+import os
+import struct
+import sys
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from types import TracebackType
+from typing import NamedTuple, TextIO
+
+from damier import _core
+from damier.board import Board
+from damier.progress import ProgressBar
+from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
+
+__all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "BuildProgress",
+           "SignatureReport", "open_database", "build", "default_directory", "signatures",
+           "signature_name", "verify", "FORMAT_VERSION", "MAX_PIECES"]
+
+Signature = tuple[int, int, int, int]
+
+MAGIC = b"DAMIEREG"
+FORMAT_VERSION = 1
+HEADER = struct.Struct("<8sHH16s4BQII4QH14x32s")
+BLOCK_VALUES = 16384
+UNUSED = 0xFFFF
+MAX_PIECES = 7
+"""The most pieces a database may have (the index allows 7 of a kind)."""
+_CACHE_BLOCKS = 64
+_SUFFIX = ".egdb"
+
+
+class Wdl(enum.IntEnum):
+    """Win, draw or loss for the side to move."""
+    LOSS = -1
+    DRAW = 0
+    WIN = 1
+
+
+class MissingTableError(KeyError):
+    """The position is not in the database (too many pieces, a table not built, or the
+    game already over)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "position not in the database"
+
+
+class TableError(ValueError):
+    """A table file that cannot be used: wrong magic, version, variant, signature or checksum."""
+
+
+def default_directory() -> Path:
+    """The user's cache directory for databases: ``$XDG_CACHE_HOME/damier/egdb`` (or
+    ``~/.cache/damier/egdb``); each variant has a folder below it."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "damier" / "egdb"
+
+
+def signature_name(signature: Signature) -> str:
+    """``"1101"`` for one man and one king against one king.
+
+    >>> signature_name((1, 1, 0, 1))
+    '1101'
+    """
+    return "".join(str(n) for n in signature)
+
+
+def _parse_signature(name: str) -> Signature | None:
+    if len(name) != 4 or not name.isdigit():
+        return None
+    a, b, c, d = (int(ch) for ch in name)
+    return (a, b, c, d)
+
+
+def _mirror(signature: Signature) -> Signature:
+    a, b, c, d = signature
+    return (c, d, a, b)
+
+
+def signatures(pieces: int) -> list[Signature]:
+    """Every signature of 2 to ``pieces`` pieces (at least one a side), in build order:
+    fewer pieces first, then fewer men (a promotion leads to one man fewer).
+
+    >>> signatures(2)
+    [(0, 1, 0, 1), (0, 1, 1, 0), (1, 0, 0, 1), (1, 0, 1, 0)]
+    """
+    out: list[Signature] = []
+    for total in range(2, pieces + 1):
+        level: list[Signature] = []
+        for ours in range(1, total):
+            theirs = total - ours
+            for a in range(ours + 1):
+                for c in range(theirs + 1):
+                    if max(a, ours - a, c, theirs - c) <= MAX_PIECES:
+                        level.append((a, ours - a, c, theirs - c))
+        level.sort(key=lambda s: (s[0] + s[2], s))
+        out.extend(level)
+    return out
+
+
+def _pairs(pieces: int) -> list[Signature]:
+    """One signature of each mirror pair, in build order."""
+    seen: set[Signature] = set()
+    out: list[Signature] = []
+    for s in signatures(pieces):
+        if s not in seen:
+            out.append(s)
+            seen.update((s, _mirror(s)))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------
+
+def _native(values: bytes | bytearray) -> bytearray:
+    """Little-endian uint16 values as a bytearray in the machine's order."""
+    out = bytearray(values)
+    if sys.byteorder == "big":  # pragma: no cover - little-endian machines only in CI
+        import array
+        a = array.array("H", out)
+        a.byteswap()
+        out = bytearray(a.tobytes())
+    return out
+
+
+def _little(values: bytearray) -> bytes:
+    if sys.byteorder == "big":  # pragma: no cover
+        import array
+        a = array.array("H", bytes(values))
+        a.byteswap()
+        return a.tobytes()
+    return bytes(values)
+
+
+def _write_table(path: Path, variant: Variant, signature: Signature,
+                 values: bytearray) -> int:
+    """Writes a table atomically; returns its size in bytes."""
+    wins, draws, losses, unused, longest = _core.egdb_counts(values)
+    raw = _little(values)
+    size = BLOCK_VALUES * 2
+    blocks = [zlib.compress(raw[i:i + size], 6) for i in range(0, len(raw), size)]
+    offsets = [0]
+    for b in blocks:
+        offsets.append(offsets[-1] + len(b))
+    payload = struct.pack(f"<{len(offsets)}Q", *offsets) + b"".join(blocks)
+    header = HEADER.pack(MAGIC, FORMAT_VERSION, HEADER.size, variant.name.encode("ascii"),
+                         *signature, len(values) // 2, BLOCK_VALUES, len(blocks),
+                         wins, draws, losses, unused, min(longest, 0xFFFF),
+                         hashlib.sha256(payload).digest())
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(header)
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return HEADER.size + len(payload)
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What a table's header says."""
+    variant: str
+    signature: Signature
+    positions: int
+    block_values: int
+    blocks: int
+    wins: int
+    draws: int
+    losses: int
+    unused: int
+    longest: int
+    checksum: bytes
+
+
+def _read_header(data: bytes | mmap.mmap, path: Path) -> TableInfo:
+    if len(data) < HEADER.size or bytes(data[:8]) != MAGIC:
+        raise TableError(f"{path}: not a damier endgame table (bad magic)")
+    fields = HEADER.unpack_from(data, 0)
+    version = fields[1]
+    if version != FORMAT_VERSION:
+        raise TableError(f"{path}: format version {version}, this damier reads {FORMAT_VERSION}")
+    return TableInfo(variant=fields[3].rstrip(b"\0").decode("ascii", "replace"),
+                     signature=(fields[4], fields[5], fields[6], fields[7]),
+                     positions=fields[8], block_values=fields[9], blocks=fields[10],
+                     wins=fields[11], draws=fields[12], losses=fields[13], unused=fields[14],
+                     longest=fields[15], checksum=fields[16])
+
+
+class Table:
+    """One signature's file, memory-mapped, with a small cache of decompressed blocks.
+    Opening checks the magic, version, variant, signature and checksum."""
+
+    def __init__(self, path: str | os.PathLike[str], *, variant: str | Variant | None = None,
+                 signature: Signature | None = None) -> None:
+        self.path = Path(path)
+        with open(self.path, "rb") as f:
+            try:
+                self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except ValueError as exc:   # an empty file
+                raise TableError(f"{self.path}: not a damier endgame table (empty)") from exc
+        try:
+            self.info = _read_header(self._map, self.path)
+            if variant is not None and get_variant(variant).name != self.info.variant:
+                raise TableError(f"{self.path}: a table of {self.info.variant}, "
+                                 f"not {get_variant(variant).name}")
+            if signature is not None and tuple(signature) != self.info.signature:
+                raise TableError(f"{self.path}: holds signature "
+                                 f"{signature_name(self.info.signature)}, "
+                                 f"not {signature_name(signature)}")
+            if hashlib.sha256(self._map[HEADER.size:]).digest() != self.info.checksum:
+                raise TableError(f"{self.path}: checksum mismatch (corrupted file)")
+            n = self.info.blocks + 1
+            self._offsets = struct.unpack_from(f"<{n}Q", self._map, HEADER.size)
+            self._base = HEADER.size + 8 * n
+        except BaseException:
+            self._map.close()
+            raise
+        self._cache: OrderedDict[int, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _block(self, number: int) -> bytes:
+        with self._lock:
+            block = self._cache.get(number)
+            if block is not None:
+                self._cache.move_to_end(number)
+                return block
+            start = self._base + self._offsets[number]
+            block = zlib.decompress(self._map[start:self._base + self._offsets[number + 1]])
+            self._cache[number] = block
+            if len(self._cache) > _CACHE_BLOCKS:
+                self._cache.popitem(last=False)
+            return block
+
+    def value(self, slot: int) -> int:
+        """The raw value of a slot (see the module's format notes)."""
+        if not 0 <= slot < self.info.positions:
+            raise IndexError(f"slot {slot} out of range")
+        per = self.info.block_values
+        block = self._block(slot // per)
+        i = (slot % per) * 2
+        return block[i] | (block[i + 1] << 8)
+
+    def values(self) -> bytearray:
+        """Every raw value, decompressed (uint16 in the machine's order)."""
+        out = bytearray()
+        for number in range(self.info.blocks):
+            start = self._base + self._offsets[number]
+            out += zlib.decompress(self._map[start:self._base + self._offsets[number + 1]])
+        if len(out) != 2 * self.info.positions:
+            raise TableError(f"{self.path}: {len(out) // 2} values, "
+                             f"the header says {self.info.positions}")
+        return _native(out)
+
+    def close(self) -> None:
+        with self._lock:
+            self._cache.clear()
+            self._map.close()
+
+
+def _decode(value: int) -> tuple[Wdl, int]:
+    if value == 0:
+        return Wdl.DRAW, 0
+    plies = value - 1
+    return (Wdl.WIN, plies) if plies & 1 else (Wdl.LOSS, -plies)
+
+
+# ---------------------------------------------------------------------------
+# Probing
+# ---------------------------------------------------------------------------
+
+class Database:
+    """The tables of one variant in ``directory`` (``<directory>/<variant>/*.egdb``),
+    opened on first use. Reads are thread-safe. Use :func:`open_database`."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
+                 variant: str | Variant = DEFAULT_VARIANT) -> None:
+        self.variant = get_variant(variant)
+        self.directory = Path(directory) if directory is not None else default_directory()
+        self.folder = self.directory / self.variant.name
+        if not self.directory.is_dir():
+            raise FileNotFoundError(f"no database directory {self.directory}")
+        self._tables: dict[Signature, Table] = {}
+        self._lock = threading.Lock()
+        self._available: set[Signature] = set()
+        if self.folder.is_dir():
+            for path in self.folder.glob(f"*{_SUFFIX}"):
+                sig = _parse_signature(path.stem)
+                if sig is not None:
+                    self._available.add(sig)
+        self.max_pieces = max((sum(s) for s in self._available), default=0)
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes every open table."""
+        with self._lock:
+            for table in self._tables.values():
+                table.close()
+            self._tables.clear()
+
+    def signatures(self) -> list[Signature]:
+        """The signatures whose files are in the directory."""
+        return sorted(self._available, key=lambda s: (sum(s), s[0] + s[2], s))
+
+    def table(self, signature: Signature) -> Table:
+        """The table of ``signature`` (opened and checked on first use)."""
+        with self._lock:
+            table = self._tables.get(signature)
+            if table is None:
+                if signature not in self._available:
+                    raise MissingTableError(f"no table {signature_name(signature)} for "
+                                            f"{self.variant.name} in {self.folder}")
+                table = Table(self.folder / f"{signature_name(signature)}{_SUFFIX}",
+                              variant=self.variant, signature=signature)
+                self._tables[signature] = table
+            return table
+
+    def _value(self, board: Board) -> int:
+        if board.variant != self.variant:
+            raise ValueError(f"a {board.variant.name} board and a {self.variant.name} database")
+        key = _core.egdb_key(board)
+        if key is None:
+            if not board._has_legal_move():
+                return 1                      # no piece or no move: lost
+            raise MissingTableError(f"{board.fen()}: not a position of the database")
+        signature, slot = key
+        if slot < 0 or sum(signature) > self.max_pieces:
+            raise MissingTableError(f"{board.fen()}: {sum(signature)} pieces, "
+                                    f"the database has at most {self.max_pieces}")
+        value = self.table(signature).value(slot)
+        if value == UNUSED:  # pragma: no cover - a real position never indexes an unused slot
+            raise TableError(f"{board.fen()}: an unused slot of {signature_name(signature)}")
+        return value
+
+    def probe_wdl(self, board: Board) -> Wdl:
+        """Win, draw or loss for the side to move; :class:`MissingTableError` when the
+        position is not in the database. Positions with a capture to make are answered too."""
+        return _decode(self._value(board))[0]
+
+    def probe_dtw(self, board: Board) -> int:
+        """The distance to the end of the game with best play, in **plies**, signed for the
+        side to move: ``n > 0`` wins in ``n`` plies (odd), ``-n`` loses in ``n`` plies (even),
+        0 a draw or a position already lost (no move; :meth:`probe_wdl` tells them apart)."""
+        return _decode(self._value(board))[1]
+
+    def get_wdl(self, board: Board, default: Wdl | None = None) -> Wdl | None:
+        """:meth:`probe_wdl`, or ``default`` when the position is not in the database."""
+        try:
+            return self.probe_wdl(board)
+        except MissingTableError:
+            return default
+
+    def get_dtw(self, board: Board, default: int | None = None) -> int | None:
+        """:meth:`probe_dtw`, or ``default`` when the position is not in the database."""
+        try:
+            return self.probe_dtw(board)
+        except MissingTableError:
+            return default
+
+    def in_memory(self) -> _core.EgTables:
+        """Every table decompressed into memory (2 bytes a slot: about 94 MB for 2-4
+        pieces of International), for the compiled probe (``EgTables.probe`` from Python;
+        ``eg_lookup(&tables.reg, &pos)`` from the core's Cython, without the GIL)."""
+        tables = _core.EgTables(self.variant.index)
+        for s in self.signatures():
+            tables.add(s, self.table(s).values())
+        return tables
+
+    def best_moves(self, board: Board) -> list[tuple[_core.Move, int]]:
+        """Every legal move with the value it keeps for the side to move, as
+        :meth:`probe_dtw` counts (``n > 0`` wins in ``n`` plies, ``-n`` loses, 0 draws),
+        best first: the fastest win, then draws, then the slowest loss."""
+        scored: list[tuple[_core.Move, int]] = []
+        for move in board.legal_moves:
+            board.push(move)
+            try:
+                wdl, dtw = _decode(self._value(board))
+            finally:
+                board.pop()
+            if wdl == Wdl.LOSS:
+                scored.append((move, -dtw + 1))
+            elif wdl == Wdl.WIN:
+                scored.append((move, -(dtw + 1)))
+            else:
+                scored.append((move, 0))
+        scored.sort(key=lambda item: (0, item[1]) if item[1] > 0 else
+                    (1, 0) if item[1] == 0 else (2, item[1]))
+        return scored
+
+
+def open_database(directory: str | os.PathLike[str] | None = None, *,
+                  variant: str | Variant = DEFAULT_VARIANT) -> Database:
+    """The database of ``variant`` in ``directory`` (default: :func:`default_directory`);
+    use it in a ``with`` block. :class:`FileNotFoundError` when the directory is missing."""
+    return Database(directory, variant=variant)
+
+
+# ---------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------
+
+class BuildProgress(NamedTuple):
+    """Given to a build's progress callback after each pair of signatures."""
+    done: int
+    total: int
+    signature: Signature
+    skipped: bool
+    """True when its files were there already (a resumed build)."""
+
+
+@dataclass
+class SignatureReport:
+    """What building one signature gave."""
+    signature: Signature
+    positions: int
+    wins: int
+    draws: int
+    losses: int
+    longest: int
+    bytes: int
+    seconds: float
+    skipped: bool
+
+
+def _load(path: Path, variant: Variant, signature: Signature) -> bytearray:
+    table = Table(path, variant=variant, signature=signature)
+    try:
+        return table.values()
+    finally:
+        table.close()
+
+
+def _chunks(total: int, parts: int) -> Iterator[tuple[int, int]]:
+    step = max(4096, -(-total // max(1, parts)))
+    for start in range(0, total, step):
+        yield start, min(total, start + step)
+
+
+def _run(pool: ThreadPoolExecutor | None, jobs: list[Callable[[], int | None]]) -> list[int | None]:
+    if pool is None:
+        return [job() for job in jobs]
+    return [f.result() for f in [pool.submit(job) for job in jobs]]
+
+
+def _solve(tables: _core.EgTables, signature: Signature, threads: int,
+           pool: ThreadPoolExecutor | None) -> _core.EgSolver:
+    solver = _core.EgSolver(tables, signature)
+    sizes = solver.sizes()
+    parts = threads * 4 if threads > 1 else 1
+    jobs: list[Callable[[], int | None]] = []
+    for t, size in enumerate(sizes):
+        for start, end in _chunks(size, parts):
+            jobs.append(partial(solver.init_range, t, start, end))
+    _run(pool, jobs)
+    if solver.missing:
+        raise RuntimeError(f"signature {signature_name(signature)}: a table it leads to "
+                           "is missing")
+    solver.solve_levels()
+    checks: list[Callable[[], int | None]] = []
+    for t, size in enumerate(sizes):
+        for start, end in _chunks(size, parts):
+            checks.append(partial(solver.verify_range, t, start, end))
+    bad = sum(n or 0 for n in _run(pool, checks))
+    if bad:
+        raise RuntimeError(f"signature {signature_name(signature)}: verification failed "
+                           f"for {bad} positions")
+    return solver
+
+
+def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
+          variant: str | Variant = DEFAULT_VARIANT, threads: int = 1,
+          progress: bool | Callable[[BuildProgress], None] = False,
+          stream: TextIO | None = None,
+          only: Collection[Signature] | None = None) -> list[SignatureReport]:
+    """Builds every table of 2 to ``pieces`` pieces of ``variant`` in
+    ``<directory>/<variant>/``, in dependency order, with ``threads`` threads.
+
+    Resumable: each finished signature is written to its own file (atomically), and a
+    rerun loads those and builds only the rest. Each signature is verified (every value
+    the best over its successors) before it is written. ``progress`` is True for a
+    progress bar on ``stream`` (default stderr) or a callable given a
+    :class:`BuildProgress` after each pair of signatures; an exception it raises (such
+    as :class:`KeyboardInterrupt`) stops the build, which a rerun resumes. ``only``
+    limits the build to these signatures (and their mirrors); the tables they lead to
+    must be among them or built already (kings-only signatures lead only to kings-only
+    ones).
+    """
+    v = get_variant(variant)
+    if not 2 <= pieces <= MAX_PIECES:
+        raise ValueError(f"pieces must be between 2 and {MAX_PIECES}, got {pieces}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    root = Path(directory) if directory is not None else default_directory()
+    folder = root / v.name
+    folder.mkdir(parents=True, exist_ok=True)
+    pairs = _pairs(pieces)
+    if only is not None:
+        wanted = set(only)
+        pairs = [s for s in pairs if s in wanted or _mirror(s) in wanted]
+    tables = _core.EgTables(v.index)
+    if only is not None:
+        covered = set(pairs) | {_mirror(s) for s in pairs}
+        for s in signatures(pieces):
+            path = folder / f"{signature_name(s)}{_SUFFIX}"
+            if s not in covered and path.exists():
+                tables.add(s, _load(path, v, s))
+    reports: list[SignatureReport] = []
+    callback = progress if callable(progress) else None
+    bar = ProgressBar(f"egdb {v.name} {pieces} pieces", total=len(pairs),
+                      stream=stream or sys.stderr, enabled=progress is True)
+    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+    try:
+        for done, signature in enumerate(pairs, start=1):
+            group = [signature] if _mirror(signature) == signature else [signature,
+                                                                         _mirror(signature)]
+            paths = [folder / f"{signature_name(s)}{_SUFFIX}" for s in group]
+            start = time.perf_counter()
+            skipped = all(p.exists() for p in paths)
+            if skipped:
+                for s, p in zip(group, paths):
+                    table = Table(p, variant=v, signature=s)
+                    try:
+                        values = table.values()
+                    finally:
+                        table.close()
+                    tables.add(s, values)
+                    info = table.info
+                    reports.append(SignatureReport(s, info.positions, info.wins, info.draws,
+                                                   info.losses, info.longest,
+                                                   p.stat().st_size, 0.0, True))
+            else:
+                solver = _solve(tables, signature, threads, pool)
+                seconds = (time.perf_counter() - start) / len(group)
+                for i, (s, p) in enumerate(zip(group, paths)):
+                    values = solver.values0 if i == 0 else solver.values1
+                    size = _write_table(p, v, s, values)
+                    wins, draws, losses, _unused, longest = _core.egdb_counts(values)
+                    reports.append(SignatureReport(s, len(values) // 2, wins, draws, losses,
+                                                   longest, size, seconds, False))
+            names = "/".join(signature_name(s) for s in group)
+            bar.update(names, advance=1,
+                       line=f"{names}: {'already built' if skipped else 'built'} "
+                            f"({done}/{len(pairs)})")
+            if callback is not None:
+                callback(BuildProgress(done, len(pairs), signature, skipped))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        bar.close()
+    return reports
+
+
+def verify(directory: str | os.PathLike[str] | None = None, *,
+           variant: str | Variant = DEFAULT_VARIANT,
+           threads: int = 1) -> dict[Signature, int]:
+    """Checks the tables of ``variant`` in ``directory`` again, as the builder does before
+    writing them: every value must be the best value over its successors (distances
+    included). Returns the number of wrong slots per signature (all 0 for sound tables);
+    a file that cannot be read raises :class:`TableError`."""
+    with open_database(directory, variant=variant) as db:
+        tables = db.in_memory()
+        result: dict[Signature, int] = {}
+        pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+        try:
+            for s in db.signatures():
+                jobs: list[Callable[[], int | None]] = [
+                    partial(_core.egdb_verify_range, tables, s, start, end)
+                    for start, end in _chunks(tables.positions(s), threads * 4)]
+                result[s] = sum(n or 0 for n in _run(pool, jobs))
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        return result
+
+
+# ---------------------------------------------------------------------------
+# The command line: damier egdb build|info|probe|verify
+# ---------------------------------------------------------------------------
+
+def add_egdb_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Registers ``damier egdb`` with the command line's subcommands."""
+    p = sub.add_parser("egdb", help="endgame databases: build, describe, probe",
+                       description="Endgame databases computed by damier: win/draw/loss and "
+                       "the distance to the end for every position of few pieces.")
+    cmds = p.add_subparsers(dest="egdb_command", metavar="ACTION")
+    cmds.required = True
+    dir_help = f"database directory (default: {default_directory()})"
+    b = cmds.add_parser("build", help="build every table up to N pieces (resumable)",
+                        description="Build every table of 2 to N pieces in dependency order; "
+                        "an interrupted build resumes when run again.")
+    b.add_argument("--pieces", type=int, required=True, help=f"most pieces (2-{MAX_PIECES})")
+    b.add_argument("--variant", default=DEFAULT_VARIANT,
+                   help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT})")
+    b.add_argument("--dir", help=dir_help)
+    b.add_argument("--threads", type=int, default=1, help="threads (default 1)")
+    b.add_argument("--no-progress", action="store_true", help="no progress bar")
+    i = cmds.add_parser("info", help="list the tables of a directory")
+    i.add_argument("--dir", help=dir_help)
+    i.add_argument("--variant", default=None, help="only this variant")
+    c = cmds.add_parser("verify", help="check every table again (value = best successor)")
+    c.add_argument("--variant", default=DEFAULT_VARIANT,
+                   help=f"variant (default: {DEFAULT_VARIANT})")
+    c.add_argument("--dir", help=dir_help)
+    c.add_argument("--threads", type=int, default=1, help="threads (default 1)")
+    q = cmds.add_parser("probe", help="the database's value of a position")
+    q.add_argument("fen", metavar="FEN", help="the position")
+    q.add_argument("--variant", default=DEFAULT_VARIANT,
+                   help=f"variant (default: {DEFAULT_VARIANT})")
+    q.add_argument("--dir", help=dir_help)
+
+
+def egdb_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Runs ``damier egdb ...``; returns the exit status."""
+    action = args.egdb_command
+    try:
+        if action == "build":
+            return _build_command(args, out, err)
+        if action == "info":
+            return _info_command(args, out, err)
+        if action == "verify":
+            return _verify_command(args, out, err)
+        return _probe_command(args, out, err)
+    except (ValueError, FileNotFoundError, MissingTableError, RuntimeError, OSError) as exc:
+        err.write(f"damier egdb {action}: {exc}\n")
+        return 2
+
+
+def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    variant = get_variant(args.variant)
+    root = Path(args.dir) if args.dir else default_directory()
+    start = time.perf_counter()
+    try:
+        reports = build(root, pieces=args.pieces, variant=variant, threads=args.threads,
+                        progress=not args.no_progress, stream=err)
+    except KeyboardInterrupt:
+        err.write(f"\ninterrupted: the finished tables are kept in {root / variant.name}; "
+                  "run the same command again to resume\n")
+        return 130
+    built = [r for r in reports if not r.skipped]
+    total_bytes = sum(r.bytes for r in reports)
+    out.write(f"{variant.name}: {len(reports)} tables up to {args.pieces} pieces in "
+              f"{root / variant.name} ({len(built)} built now, "
+              f"{time.perf_counter() - start:.1f} s; "
+              f"{sum(r.positions for r in reports):,d} slots, {total_bytes:,d} bytes)\n")
+    return 0
+
+
+def _info_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    root = Path(args.dir) if args.dir else default_directory()
+    if not root.is_dir():
+        raise FileNotFoundError(f"no database directory {root}")
+    names = [args.variant] if args.variant else [v for v in VARIANTS]
+    found = False
+    for name in names:
+        variant = get_variant(name)
+        folder = root / variant.name
+        paths = sorted(folder.glob(f"*{_SUFFIX}")) if folder.is_dir() else []
+        if not paths:
+            continue
+        found = True
+        out.write(f"{variant.name} ({folder}):\n")
+        out.write(f"  {'table':<6} {'positions':>12} {'wins':>12} {'draws':>12} {'losses':>12}"
+                  f" {'longest':>7} {'bytes':>11}\n")
+        totals = [0, 0, 0, 0, 0]
+        for path in paths:
+            sig = _parse_signature(path.stem)
+            table = Table(path, variant=variant, signature=sig)
+            info = table.info
+            table.close()
+            size = path.stat().st_size
+            positions = info.positions - info.unused
+            out.write(f"  {path.stem:<6} {positions:>12,d} {info.wins:>12,d} {info.draws:>12,d}"
+                      f" {info.losses:>12,d} {info.longest:>7d} {size:>11,d}\n")
+            for k, x in enumerate((positions, info.wins, info.draws, info.losses, size)):
+                totals[k] += x
+        out.write(f"  {'total':<6} {totals[0]:>12,d} {totals[1]:>12,d} {totals[2]:>12,d}"
+                  f" {totals[3]:>12,d} {'':>7} {totals[4]:>11,d}\n")
+    if not found:
+        out.write(f"no tables in {root}\n")
+    return 0
+
+
+def _verify_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    variant = get_variant(args.variant)
+    if args.threads < 1:
+        raise ValueError(f"threads must be at least 1, got {args.threads}")
+    result = verify(args.dir, variant=variant, threads=args.threads)
+    bad = {s: n for s, n in result.items() if n}
+    for s, n in bad.items():
+        out.write(f"{signature_name(s)}: {n:,d} wrong positions\n")
+    out.write(f"{variant.name}: {len(result)} tables checked, "
+              f"{'all sound' if not bad else f'{len(bad)} wrong'}\n")
+    return 1 if bad else 0
+
+
+def _probe_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    variant = get_variant(args.variant)
+    try:
+        board = Board(args.fen, variant=variant)
+    except ValueError as exc:
+        raise ValueError(f"invalid FEN: {exc}") from None
+    with open_database(args.dir, variant=variant) as db:
+        wdl = db.probe_wdl(board)
+        dtw = db.probe_dtw(board)
+    side = "White" if board.turn else "Black"
+    if wdl == Wdl.DRAW:
+        out.write("draw\n")
+    elif wdl == Wdl.WIN:
+        out.write(f"{side} to move wins in {dtw} plies\n")
+    else:
+        out.write(f"{side} to move loses in {-dtw} plies\n")
+    return 0
