@@ -8,6 +8,7 @@ Run by hand from the repository root (takes a while: about 10 s per game at
     PYTHONPATH=src python benchmarks/strength.py --only dame --pdn-dir games/
     sh benchmarks/make_baseline.sh                                    # once: the baseline
     PYTHONPATH=src python benchmarks/strength.py --only baseline --games 2000 --sprt 0 10
+    PYTHONPATH=src python benchmarks/strength.py --only baseline,dame --games 400 --resume-dir runs/
 
 Matches (engine A first; the score and Elo are A's):
 
@@ -85,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(--games is then the maximum, even)")
     parser.add_argument("--alpha", type=float, default=0.05, help="--sprt: alpha (0.05)")
     parser.add_argument("--beta", type=float, default=0.05, help="--sprt: beta (0.05)")
+    parser.add_argument("--resume-dir", metavar="DIR",
+                        help="keep a journal of each match's finished games in DIR/<match>.jsonl; "
+                             "the same command again (after Ctrl-C) plays only the missing games")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
@@ -134,9 +138,13 @@ def main(argv: list[str] | None = None) -> int:
               + (f", SPRT [{args.sprt[0]:g}, {args.sprt[1]:g}]" if sprt else ""), flush=True)
         start = time.monotonic()
         pdn = str(Path(args.pdn_dir) / f"{name}.pdn") if args.pdn_dir else None
+        journal = None
+        if args.resume_dir:
+            Path(args.resume_dir).mkdir(parents=True, exist_ok=True)
+            journal = str(Path(args.resume_dir) / f"{name}.jsonl")
         result = run_match(a, b, games=args.games, movetime=args.movetime,
                            concurrency=args.concurrency, pdn_path=pdn, seed=args.seed,
-                           progress=not args.no_progress, sprt=sprt)
+                           progress=not args.no_progress, sprt=sprt, resume=journal)
         seconds = time.monotonic() - start
         print(result.summary(), flush=True)
         lo, hi = result.elo_interval

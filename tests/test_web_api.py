@@ -292,7 +292,9 @@ def test_engine_moves_first_when_human_plays_black(client):
 
 
 def test_engine_thinks_off_the_event_loop(tmp_path):
-    app = create_app(tmp_path / "slow.sqlite3", movetime=2.0, allowed_hosts=["testserver"])
+    # No book: from the book the engine's first move would be instant, not a 2 s search.
+    app = create_app(tmp_path / "slow.sqlite3", movetime=2.0, allowed_hosts=["testserver"],
+                     book=False)
     with TestClient(app) as client:
         gid = new_game(client, color="black", level=10)["id"]   # the engine starts thinking
         other = new_game(client, color="black", level=10)["id"]  # a second game, a second engine
