@@ -90,17 +90,7 @@ def _positions(symbols: str, variant=INTL) -> Iterable[Key]:
 def _successors(key: Key, variant=INTL) -> list[Key]:
     white_to_move, items = key
     pos = Position(dict(items), white_to_move, variant)
-    out = []
-    for move in pos.legal_moves():
-        pieces = dict(items)
-        symbol = pieces.pop(move.from_square)
-        for q in move.captures:
-            del pieces[q]
-        if move.promotes:
-            symbol = symbol.upper()
-        pieces[move.to_square] = symbol
-        out.append(_key(not white_to_move, pieces))
-    return out
+    return [_key(not white_to_move, dict(pos.play(move).pieces)) for move in pos.legal_moves()]
 
 
 def _lost_without_pieces(key: Key) -> bool:
@@ -194,16 +184,22 @@ def brute2() -> dict[Key, int]:
 # Against the brute force
 # ---------------------------------------------------------------------------
 
+def _disagreements(directory: Path, expected: dict[Key, int]) -> list[tuple[str, int, int]]:
+    """The positions whose database value differs from ``expected`` (FEN, expected, got)."""
+    wrong = []
+    with open_database(directory) as db:
+        for key, value in expected.items():
+            got = _db_signed(db, key)
+            if got != value:
+                wrong.append((_fen(key), value, got))
+    return wrong
+
+
 def test_every_two_piece_position_matches_the_brute_force(intl3: Path,
                                                           brute2: dict[Key, int]) -> None:
     # kings anywhere, men off their crowning row (45 squares), no two on one square
     assert len(brute2) == 2 * (50 * 49 + 2 * (50 * 45 - 45) + (45 * 45 - 40))
-    wrong = []
-    with open_database(intl3) as db:
-        for key, expected in brute2.items():
-            got = _db_signed(db, key)
-            if got != expected:
-                wrong.append((_fen(key), expected, got))
+    wrong = _disagreements(intl3, brute2)
     assert not wrong, wrong[:10]
     # the brute force is not trivial: all three results and long distances occur
     assert {v > 0 for v in brute2.values() if v} == {True, False}
@@ -219,12 +215,7 @@ def test_two_kings_against_a_king_every_position_matches_the_brute_force(
     known = {k: v for k, v in brute2.items() if all(s.isupper() for _, s in k[1])}
     expected = brute_force(nodes, known)
     assert len(expected) == 2 * 1225 * 48
-    wrong = []
-    with open_database(intl3) as db:
-        for key, value in expected.items():
-            got = _db_signed(db, key)
-            if got != value:
-                wrong.append((_fen(key), value, got))
+    wrong = _disagreements(intl3, expected)
     assert not wrong, wrong[:10]
     assert any(v > 0 for v in expected.values())   # shots win some
     assert sum(1 for v in expected.values() if v == 0) > len(expected) // 2
