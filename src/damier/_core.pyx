@@ -1035,7 +1035,7 @@ cdef class CoreBoard:
 
 include "_eval.pxi"        # the static evaluation and its feature vector
 include "_tt.pxi"          # the transposition table
+include "_egdb.pxi"        # endgame databases: the generator and the C-level probe
 include "_search.pxi"      # PVS, quiescence, move ordering (one thread)
 include "_smp.pxi"         # the lazy SMP helpers
 include "_searchcore.pxi"  # SearchCore and the module functions Python calls
-include "_egdb.pxi"        # endgame databases: the generator and the C-level probe

@@ -37,6 +37,7 @@ DEF EG_UNKNOWN = 0xFFFE
 DEF EG_CANNOT_LOSE = 255
 DEF EG_NCODES = 4096          # signature codes: 3 bits per group
 DEF EG_BIG = 0x7FFFFFFF
+DEF MAX_EG_PIECES = 7         # pieces of the largest tables (damier.egdb.MAX_PIECES)
 
 cdef uint64_t EG_BINOM[65][9]
 

@@ -98,6 +98,9 @@ ctypedef struct Searcher:
     uint16_t quiets[MAXPLY][MAXQUIETS]   # quiet moves tried at each ply (history malus)
     void** helpers           # the main thread's view of its helpers (Searcher*)
     int nhelpers
+    const EgReg* eg          # endgame tables probed by the search (NULL: none)
+    int eg_pieces            # positions of at most this many pieces are probed (0: none)
+    uint64_t eg_hits         # probes whose value the search used
 
 
 cdef void fill_lmr(int (*table)[64], double divisor) noexcept nogil:
@@ -173,6 +176,47 @@ cdef inline uint16_t move_code(const CMove* m) noexcept nogil:
     return <uint16_t>((ctz(m.frm) << 6) | ctz(m.to))
 
 
+cdef int eg_probe(Searcher* s, const Pos* p, int ply, int rev, int ecls, int eply,
+                  int* score) noexcept nogil:
+    """The endgame tables' value of ``p`` as a search score, when they hold it and it
+    is exact under the draw rules the search sees: 1 and ``score`` set, or 0.
+
+    A draw in the tables is a draw under any rule (the move-count rules only add
+    draws). A win or loss in n plies (the distance the tables keep) is a mate score
+    for that distance only when the game ends before the running counts draw it:
+    the endgame class's count (``ecls``, ``eply``; FMJD rules, the five- and
+    sixteen-move rules) and the king-move rule (``rev``). Otherwise the search goes
+    on, and the positions further down are probed again; a class entered later (by
+    a capture or a promotion) starts its own count there."""
+    cdef int v, n
+    v = eg_lookup(s.eg, p)
+    if v < 0 or v >= EG_UNKNOWN:
+        return 0
+    if v == 0:
+        s.eg_hits += 1
+        score[0] = 0
+        return 1
+    n = v - 1
+    if ecls and eply + n >= s.end_plies[ecls & 3]:
+        return 0
+    if s.king_draw_plies and rev + n >= s.king_draw_plies:
+        return 0
+    s.eg_hits += 1
+    score[0] = MATE - ply - n if (n & 1) else -MATE + ply + n
+    return 1
+
+
+cdef int occurrences(const Searcher* s, uint64_t key, int ply, int rev) noexcept nogil:
+    """How often the position of ``key`` at ``ply`` occurred before (game and search
+    path, since the last irreversible move)."""
+    cdef int i = 4, n = 0
+    while i <= rev and i <= s.base + ply:
+        if s.keys[s.base + ply - i] == key:
+            n += 1
+        i += 2
+    return n
+
+
 cdef inline void check_limits(Searcher* s) noexcept nogil:
     cdef uint64_t total
     cdef int i
@@ -203,6 +247,14 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
         s.seldepth = ply
     if ply >= MAXPLY - 1 or s.stop:
         return evaluate(s.ev, g, p)
+    # After a capture (qply 1 up to the threat search's replies): the king-move
+    # count is 0; an endgame class's count may be running, unknown here, so only
+    # positions of no counted class are probed.
+    if (s.eg_pieces and 0 < qply < NO_THREAT
+            and popcount(p.pieces[0] | p.pieces[1]) <= s.eg_pieces
+            and (not s.end_plies[0] or end_class(s, p) == END_NONE)
+            and eg_probe(s, p, ply, 0, END_NONE, 0, &score)):
+        return score
     if not can_capture(g, p):
         if count_quiet(g, p) == 0:
             return -MATE + ply
@@ -324,6 +376,14 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
             return 0
         if ecls and eply >= s.end_plies[ecls & 3]:
             return 0
+        # The endgame tables before the repetition test: a position seen once
+        # before is no draw yet (the third occurrence draws, in every variant), and a won
+        # ending may have to pass through one (after the other side's shuffling).
+        if (s.eg_pieces and popcount(p.pieces[0] | p.pieces[1]) <= s.eg_pieces
+                and eg_probe(s, p, ply, rev, ecls, eply, &score)):
+            if score != 0 and occurrences(s, key, ply, rev) >= 2:
+                return 0
+            return score
         i = 4
         while i <= rev and i <= s.base + ply:
             if s.keys[s.base + ply - i] == key:

@@ -57,6 +57,8 @@ cdef class SearchCore:
     cdef int _ecls
     cdef int _eply
     cdef int _last_variant
+    cdef object _eg_tables   # the EgTables the searches probe (None: none)
+    cdef int _eg_pieces
 
     def __cinit__(self, int hash_mb=64):
         self.s = new_searcher()
@@ -68,6 +70,8 @@ cdef class SearchCore:
         self.nhelpers = 0
         self._last_variant = -1
         self.own_weights = [None] * MAX_VARIANTS
+        self._eg_tables = None
+        self._eg_pieces = 0
         self.tt = NULL
         self.set_hash(hash_mb)
 
@@ -235,6 +239,26 @@ cdef class SearchCore:
         ``set_eval_weights``)."""
         self.own_weights[weights.variant_index] = weights
 
+    def set_egdb(self, tables, int pieces=MAX_EG_PIECES):
+        """Endgame tables for the searches to probe (an ``EgTables``; None: none), at
+        positions of at most ``pieces`` pieces. They are probed in searches of their
+        variant only."""
+        if tables is not None and not isinstance(tables, EgTables):
+            raise TypeError(f"expected EgTables or None, not {type(tables).__name__}")
+        if not 0 <= pieces <= MAX_EG_PIECES:
+            raise ValueError(f"pieces must be between 0 and {MAX_EG_PIECES}, got {pieces}")
+        self._eg_tables = tables
+        self._eg_pieces = pieces if tables is not None else 0
+
+    @property
+    def egdb_hits(self) -> int:
+        """Endgame-table probes whose value the last search used, every thread's."""
+        cdef uint64_t total = self.s.eg_hits
+        cdef int i
+        for i in range(self.nhelpers):
+            total += self.helpers[i].eg_hits
+        return total
+
     def clear_weights(self):
         """Back to the weights loaded for every engine (``set_eval_weights``)."""
         self.own_weights = [None] * MAX_VARIANTS
@@ -287,6 +311,13 @@ cdef class SearchCore:
         s.ev = (<EvalWeights>own).w if own is not None else EVALW[s.g.variant]
         s.stop = 0
         s.nodes = 0
+        s.eg_hits = 0
+        if self._eg_tables is not None and (<EgTables>self._eg_tables).variant_index == s.g.variant:
+            s.eg = &(<EgTables>self._eg_tables).reg
+            s.eg_pieces = self._eg_pieces
+        else:
+            s.eg = NULL
+            s.eg_pieces = 0
         s.seldepth = 0
         s.node_limit = 0
         s.deadline = 0
@@ -321,6 +352,9 @@ cdef class SearchCore:
             h.ev = s.ev
             h.stop = 0
             h.nodes = 0
+            h.eg_hits = 0
+            h.eg = s.eg
+            h.eg_pieces = s.eg_pieces
             h.seldepth = 0
             h.node_limit = 0
             h.deadline = 0

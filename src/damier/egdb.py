@@ -93,7 +93,8 @@ from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
 __all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "BuildProgress",
            "SignatureReport", "open_database", "build", "default_directory", "signatures",
-           "signature_name", "verify", "FORMAT_VERSION", "MAX_PIECES"]
+           "signature_name", "verify", "shared_tables", "FORMAT_VERSION", "MAX_PIECES",
+           "DEFAULT_ENGINE_PIECES"]
 
 Signature = tuple[int, int, int, int]
 
@@ -103,6 +104,9 @@ HEADER = struct.Struct("<8sHH16s4BQII4QH14x32s")
 BLOCK_VALUES = 16384
 UNUSED = 0xFFFF
 MAX_PIECES = 7
+DEFAULT_ENGINE_PIECES = 4
+"""The engine probes tables of at most this many pieces unless told otherwise (the
+2-4 piece tables of International take 94 MB of memory, the 5-piece ones 3.8 GB)."""
 """The most pieces a database may have (the index allows 7 of a kind)."""
 _CACHE_BLOCKS = 64
 _SUFFIX = ".egdb"
@@ -446,13 +450,15 @@ class Database:
         except MissingTableError:
             return default
 
-    def in_memory(self) -> _core.EgTables:
-        """Every table decompressed into memory (2 bytes a slot: about 94 MB for 2-4
-        pieces of International), for the compiled probe (``EgTables.probe`` from Python;
-        ``eg_lookup(&tables.reg, &pos)`` from the core's Cython, without the GIL)."""
+    def in_memory(self, pieces: int | None = None) -> _core.EgTables:
+        """Every table (of at most ``pieces`` pieces) decompressed into memory (2 bytes
+        a slot: about 94 MB for 2-4 pieces of International, 3.8 GB for 5), for the
+        compiled probe (``EgTables.probe`` from Python; ``eg_lookup(&tables.reg, &pos)``
+        from the core's Cython, without the GIL) and the engine's searches."""
         tables = _core.EgTables(self.variant.index)
         for s in self.signatures():
-            tables.add(s, self.table(s).values())
+            if pieces is None or sum(s) <= pieces:
+                tables.add(s, self.table(s).values())
         return tables
 
     def best_moves(self, board: Board) -> list[tuple[_core.Move, int]]:
@@ -475,6 +481,35 @@ class Database:
         scored.sort(key=lambda item: (0, item[1]) if item[1] > 0 else
                     (1, 0) if item[1] == 0 else (2, item[1]))
         return scored
+
+
+_SHARED: dict[tuple[str, str, int], tuple[_core.EgTables, int] | None] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_tables(directory: str | os.PathLike[str] | None = None, *,
+                  variant: str | Variant = DEFAULT_VARIANT,
+                  pieces: int = DEFAULT_ENGINE_PIECES) -> tuple[_core.EgTables, int] | None:
+    """The tables of ``variant`` of at most ``pieces`` pieces in ``directory`` (default:
+    :func:`default_directory`), in memory for the engine: ``(tables, most pieces
+    they hold)``, or None when the directory holds none. Loaded once per process and
+    shared by every engine that asks (a web server's engines, a match's two sides)."""
+    v = get_variant(variant)
+    root = Path(directory) if directory is not None else default_directory()
+    key = (str(root.resolve()), v.name, pieces)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            loaded: tuple[_core.EgTables, int] | None = None
+            if (root / v.name).is_dir():
+                db = Database(root, variant=v)
+                try:
+                    held = [s for s in db.signatures() if sum(s) <= pieces]
+                    if held:
+                        loaded = (db.in_memory(pieces), max(sum(s) for s in held))
+                finally:
+                    db.close()
+            _SHARED[key] = loaded
+        return _SHARED[key]
 
 
 def open_database(directory: str | os.PathLike[str] | None = None, *,

@@ -53,6 +53,7 @@ from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate
                           root_move_score, set_eval_weights, set_root_first)
 from damier.board import Board
 from damier.book import DEFAULT_MARGIN, Book, BookMove, shipped_book
+from damier.egdb import DEFAULT_ENGINE_PIECES, MAX_PIECES, default_directory, shared_tables
 from damier.evalfile import Weights, shipped_weights
 from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
 from damier.piece import Color
@@ -189,6 +190,8 @@ class SearchInfo:
     time: float
     pv: list[Move] = field(default_factory=list)
     multipv: int = 1
+    tbhits: int | None = None
+    """Endgame-table probes whose value the search used (None: no tables)."""
 
     @property
     def nps(self) -> int:
@@ -212,6 +215,8 @@ class SearchResult:
     pv: list[Move] = field(default_factory=list)
     book: bool = False
     """The move comes from the opening book (no search: ``nodes`` and ``time`` are 0)."""
+    tbhits: int | None = None
+    """Endgame-table probes whose value the search used (None: no tables)."""
 
     @property
     def ponder(self) -> Move | None:
@@ -298,8 +303,10 @@ class InfoDict(TypedDict, total=False):
     ``score`` (:class:`damier.score.PovScore`), ``depth`` and ``seldepth``
     (plies), ``nodes``, ``nps`` (nodes per second), ``time`` (seconds since the
     search began), ``pv`` (the principal variation as legal :class:`Move` s from
-    the searched position), ``multipv`` (the line's rank, from 1) and ``string``
-    (a remark: ``"book"`` for a move from the opening book)."""
+    the searched position), ``multipv`` (the line's rank, from 1), ``tbhits``
+    (endgame-table probes whose value the search used; only when the engine has
+    tables for the variant) and ``string`` (a remark: ``"book"`` for a move from
+    the opening book)."""
 
     score: PovScore
     depth: int
@@ -309,6 +316,7 @@ class InfoDict(TypedDict, total=False):
     time: float
     pv: list[Move]
     multipv: int
+    tbhits: int
     string: str
 
 
@@ -470,15 +478,19 @@ def _pov_score(score: int, turn: Color) -> PovScore:
 
 
 def _info_dict(turn: Color, *, score: int, depth: int, seldepth: int, nodes: int, time: float,
-               pv: Sequence[Move], multipv: int) -> InfoDict:
-    return InfoDict(score=_pov_score(score, turn), depth=depth, seldepth=seldepth, nodes=nodes,
+               pv: Sequence[Move], multipv: int, tbhits: int | None) -> InfoDict:
+    info = InfoDict(score=_pov_score(score, turn), depth=depth, seldepth=seldepth, nodes=nodes,
                     nps=int(nodes / time) if time > 0 else 0, time=time, pv=list(pv),
                     multipv=multipv)
+    if tbhits is not None:
+        info["tbhits"] = tbhits
+    return info
 
 
 def _result_info(result: SearchResult, turn: Color, multipv: int = 1) -> InfoDict:
     info = _info_dict(turn, score=result.score, depth=result.depth, seldepth=result.seldepth,
-                      nodes=result.nodes, time=result.time, pv=result.pv, multipv=multipv)
+                      nodes=result.nodes, time=result.time, pv=result.pv, multipv=multipv,
+                      tbhits=result.tbhits)
     if result.book:
         info["string"] = "book"
     return info
@@ -486,7 +498,8 @@ def _result_info(result: SearchResult, turn: Color, multipv: int = 1) -> InfoDic
 
 def _search_info(info: SearchInfo, turn: Color) -> InfoDict:
     return _info_dict(turn, score=info.score, depth=info.depth, seldepth=info.seldepth,
-                      nodes=info.nodes, time=info.time, pv=info.pv, multipv=info.multipv)
+                      nodes=info.nodes, time=info.time, pv=info.pv, multipv=info.multipv,
+                      tbhits=info.tbhits)
 
 
 def _play_result(result: SearchResult, turn: Color) -> PlayResult:
@@ -614,13 +627,20 @@ class Engine:
         best book move are played too, at random.
     :param selectivity: the search's selectivity switches and parameters, as
         keywords of :meth:`set_selectivity` (None: the defaults).
+    :param egdb: endgame databases (:mod:`damier.egdb`) the searches probe (see
+        :meth:`set_egdb`): None or False, none (the default); True, the tables in
+        :func:`damier.egdb.default_directory` if there are any; a directory.
+    :param egdb_pieces: positions of at most this many pieces are probed (the
+        tables up to that size are held in memory; 4 pieces of International: 94 MB).
     """
 
     def __init__(self, *, threads: int = 1, hash_mb: int = 64, level: int = 10,
                  seed: int | None = None, weights: str | Path | Weights | None = None,
                  book: bool | str | Path | Book | None = None,
                  book_margin: int = DEFAULT_MARGIN,
-                 selectivity: Mapping[str, Any] | None = None) -> None:
+                 selectivity: Mapping[str, Any] | None = None,
+                 egdb: bool | str | Path | None = None,
+                 egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
         if not 1 <= level <= 10:
@@ -636,6 +656,7 @@ class Engine:
         self._running: _Ticket | None = None
         self._random = random.Random(seed)
         self.set_book(book, margin=book_margin)
+        self.set_egdb(egdb, pieces=egdb_pieces)
         if weights is not None:
             self.set_weights(weights)
         if selectivity is not None:
@@ -686,6 +707,41 @@ class Engine:
             return None
         return SearchResult(chosen.move, chosen.score, chosen.depth, chosen.depth, 0, 0.0,
                             [chosen.move], book=True)
+
+    def set_egdb(self, egdb: bool | str | Path | None, pieces: int | None = None) -> None:
+        """Chooses the endgame databases (see the ``egdb`` parameter) and, when given,
+        the most pieces probed (``bb-size``). The tables are read into memory at the
+        first search of their variant, once per process (:func:`damier.egdb.shared_tables`).
+
+        With tables, a search of a position they hold plays only moves of its best
+        value (a win, else a draw) and wins inside the draw rules' counts where it can:
+        a win or loss the tables give is a forced result at its distance whenever the
+        game ends before the five-, sixteen- or king-move counts draw it; the search
+        probes every position of at most ``pieces`` pieces (hits: ``tbhits``).
+
+        >>> engine = Engine(hash_mb=1, egdb="/no/such/directory")
+        >>> engine.search(Board("W:WK46:BK5"), depth=2).tbhits is None   # no tables
+        True
+        """
+        if pieces is not None:
+            if isinstance(pieces, bool) or not isinstance(pieces, int) or not 2 <= pieces <= MAX_PIECES:
+                raise ValueError(f"egdb pieces must be a whole number from 2 to {MAX_PIECES}, "
+                                 f"got {pieces!r}")
+            self.egdb_pieces = pieces
+        if egdb is None or egdb is False:
+            self.egdb: Path | None = None
+        elif egdb is True:
+            self.egdb = default_directory()
+        elif isinstance(egdb, (str, Path)):
+            self.egdb = Path(egdb)
+        else:
+            raise TypeError(f"egdb must be a bool or a directory, not {type(egdb).__name__}")
+
+    def _egdb_tables(self, variant: Variant) -> tuple[Any, int] | None:
+        """The in-memory tables of ``variant`` and the most pieces to probe, or None."""
+        if self.egdb is None:
+            return None
+        return shared_tables(self.egdb, variant=variant, pieces=self.egdb_pieces)
 
     def set_weights(self, weights: str | Path | Weights) -> None:
         """Evaluation weights for this engine only (see the ``weights`` parameter)."""
@@ -993,6 +1049,9 @@ class Engine:
             if ticket is None:
                 ticket = self._request()
             level = LEVELS[self.level] if weaken else LEVELS[10]
+            # One best move asked for: the tables may leave out moves of a worse
+            # value; an analysis of several lines shows every move.
+            db_filter = multipv == 1
             if level.depth is not None:
                 depth = min(depth, level.depth) if depth is not None else level.depth
             if level.margin and multipv == 1:
@@ -1000,7 +1059,8 @@ class Engine:
             with self._lock:
                 results = self._search_locked(board, ticket, multipv=multipv, depth=depth,
                                               nodes=nodes, movetime=movetime, clock=clock,
-                                              info=info, infinite=infinite)
+                                              info=info, infinite=infinite,
+                                              db_filter=db_filter)
         finally:
             if ticket is not None:
                 with self._state:
@@ -1015,11 +1075,16 @@ class Engine:
     def _search_locked(self, board: Board, ticket: _Ticket, *, multipv: int, depth: int | None,
                        nodes: int | None, movetime: float | None, clock: Clock | None,
                        info: Callable[[SearchInfo], Any] | None,
-                       infinite: bool) -> list[SearchResult]:
+                       infinite: bool, db_filter: bool = False) -> list[SearchResult]:
         start = time.monotonic()
         keys, rev, king_draw = self._history(board)
         end_limits, end_done = self._endgame_counts(board)
         core = self._core
+        tables = self._egdb_tables(board.variant)
+        if tables is not None:
+            core.set_egdb(tables[0], min(self.egdb_pieces, tables[1]))
+        else:
+            core.set_egdb(None)
         n = core.new_search(board, keys, rev, king_draw, end_limits, end_done)
         # new_search clears the core's stop flag: a stop asked for before this
         # point is in the ticket, and is applied now (the latch).
@@ -1042,29 +1107,60 @@ class Engine:
             deadline = start + hard if hard is not None else 0.0
             core.set_limits(nodes or 0, deadline)
             max_depth = depth if depth is not None else INFINITE_DEPTH
-            lines = min(multipv, n)
-            helpers = self._start_helpers(core, max_depth) if lines == 1 and n > 1 else []
+            skip = (self._egdb_root_skip(tables[0], board, root_moves)
+                    if tables is not None and db_filter else [])
+            lines = min(multipv, n - len(skip))
+            helpers = (self._start_helpers(core, max_depth)
+                       if lines == 1 and n - len(skip) > 1 else [])
             try:
                 results = self._deepen(core, root_moves, lines, max_depth, start, soft, info,
-                                       infinite)
+                                       infinite, skip, tables is not None)
             finally:
                 core.stop_helpers()
                 for thread in helpers:
                     thread.join()
             if not results:
                 # Stopped before the first iteration finished: play the first legal move.
-                results = [SearchResult(root_moves[0], 0, 0, 0, core.nodes,
-                                        time.monotonic() - start, [root_moves[0]])]
+                first = next(m for i, m in enumerate(root_moves) if i not in skip)
+                results = [SearchResult(first, 0, 0, 0, core.nodes,
+                                        time.monotonic() - start, [first],
+                                        tbhits=core.egdb_hits if tables is not None else None)]
             return results
         finally:
             with self._state:
                 self._running = None
 
+    @staticmethod
+    def _egdb_root_skip(tables: Any, board: Board, root_moves: list[Move]) -> list[int]:
+        """The root moves the endgame tables show worse than the best (indices in
+        ``root_moves``): with a win, every move that does not win; with a draw,
+        every losing move. Empty when the tables do not hold the position.
+
+        A move that wins by the tables never does worse than one that draws by them:
+        the move-count rules only turn wins into draws. Which win to play (the
+        fastest inside the counts) is the search's choice: it probes the positions
+        after each move."""
+        root = tables.probe(board)
+        if root < 0 or root >= 0xFFFE:
+            return []
+        after = dict(tables.probe_moves(board))
+        kinds = []
+        for move in root_moves:
+            value = after.get(move, -1)
+            if value < 0 or value >= 0xFFFE:
+                return []     # not held (cannot happen when the position itself is)
+            # the value for the opponent, who moves next: its loss is our win
+            kinds.append(0 if value == 0 else 1 if (value - 1) % 2 == 0 else -1)
+        best = max(kinds)
+        return [i for i, kind in enumerate(kinds) if kind < best]
+
     def _deepen(self, core: SearchCore, root_moves: list[Move], lines: int, max_depth: int,
                 start: float, soft: float | None, info: Callable[[SearchInfo], Any] | None,
-                infinite: bool) -> list[SearchResult]:
+                infinite: bool, skip: Sequence[int] = (),
+                tables: bool = False) -> list[SearchResult]:
         """Iterative deepening of the ``lines`` best root moves: depth by depth, and
-        at each depth line by line (the moves of the better lines left out).
+        at each depth line by line (the moves of the better lines left out, and the
+        root moves in ``skip``). ``tables``: endgame tables are probed (``tbhits``).
 
         Returns the lines of the last depth completed for all of them; when the
         search stops before depth 1 is complete, the lines that depth 1 found."""
@@ -1075,13 +1171,14 @@ class Engine:
             indices: list[int] = []
             for k in range(lines):
                 first = done_index[k] if k < len(done_index) else -1
-                core.set_skip(indices)
+                core.set_skip(list(skip) + indices)
                 set_root_first(core, first)
                 previous = done[k].score if k < len(done) else None
                 score, index, pv, complete = self._search_depth(core, d, previous)
                 if not complete:
                     if lines == 1 and done:
-                        partial = self._partial_result(core, index, pv, done_index[0], d, start)
+                        partial = self._partial_result(core, index, pv, done_index[0], d, start,
+                                                       tables)
                         if partial is not None:
                             current.append(partial)
                             indices.append(index)
@@ -1089,11 +1186,13 @@ class Engine:
                     break
                 elapsed = time.monotonic() - start
                 move = root_moves[index] if index >= 0 else (pv[0] if pv else None)
+                hits = core.egdb_hits if tables else None
                 current.append(SearchResult(move, score, d, core.seldepth, core.nodes, elapsed,
-                                            list(pv)))
+                                            list(pv), tbhits=hits))
                 indices.append(index)
                 if info is not None:
-                    info(SearchInfo(d, core.seldepth, score, core.nodes, elapsed, list(pv), k + 1))
+                    info(SearchInfo(d, core.seldepth, score, core.nodes, elapsed, list(pv), k + 1,
+                                    tbhits=hits))
             if len(current) < lines:
                 if not done:
                     done = current
@@ -1101,8 +1200,8 @@ class Engine:
             done, done_index = current, indices
             if infinite:
                 continue
-            if len(root_moves) == 1:
-                break  # a single legal move: nothing to think about
+            if len(root_moves) - len(skip) == 1:
+                break  # a single legal move (or one the tables leave): nothing to think about
             if all(abs(r.score) > MATE_THRESHOLD and MATE_SCORE - abs(r.score) <= d
                    for r in current):
                 break  # every line is a forced result, seen to its end
@@ -1116,7 +1215,7 @@ class Engine:
 
     @staticmethod
     def _partial_result(core: SearchCore, index: int, pv: list[Move], last_index: int,
-                        depth: int, start: float) -> SearchResult | None:
+                        depth: int, start: float, tables: bool = False) -> SearchResult | None:
         """The result of an iteration to ``depth`` stopped by the limits (``index``
         and ``pv``: its best root move and line), when before it stopped it proved a root
         move better than the previous depth's best (``last_index``): that move, its
@@ -1126,7 +1225,8 @@ class Engine:
         if index < 0 or index == last_index or not pv:
             return None
         return SearchResult(pv[0], root_move_score(core, index), depth - 1, core.seldepth,
-                            core.nodes, time.monotonic() - start, list(pv))
+                            core.nodes, time.monotonic() - start, list(pv),
+                            tbhits=core.egdb_hits if tables else None)
 
     @staticmethod
     def _search_depth(core: SearchCore, depth: int,
