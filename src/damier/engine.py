@@ -49,8 +49,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypedDict, overload
 
-from damier._core import (MATE_SCORE, MATE_THRESHOLD, Move, SearchCore, evaluate_position,
-                          root_move_score, set_eval_weights, set_root_first)
+from damier._core import (MATE_SCORE, MATE_THRESHOLD, EgTables, Move, SearchCore,
+                          evaluate_position, root_move_score, set_eval_weights, set_root_first)
 from damier.board import Board
 from damier.book import DEFAULT_MARGIN, Book, BookMove, shipped_book
 from damier.egdb import DEFAULT_ENGINE_PIECES, MAX_PIECES, default_directory, shared_tables
@@ -737,7 +737,7 @@ class Engine:
         else:
             raise TypeError(f"egdb must be a bool or a directory, not {type(egdb).__name__}")
 
-    def _egdb_tables(self, variant: Variant) -> tuple[Any, int] | None:
+    def _egdb_tables(self, variant: Variant) -> tuple[EgTables, int] | None:
         """The in-memory tables of ``variant`` and the most pieces to probe, or None."""
         if self.egdb is None:
             return None
@@ -1131,7 +1131,7 @@ class Engine:
                 self._running = None
 
     @staticmethod
-    def _egdb_root_skip(tables: Any, board: Board, root_moves: list[Move]) -> list[int]:
+    def _egdb_root_skip(tables: EgTables, board: Board, root_moves: list[Move]) -> list[int]:
         """The root moves the endgame tables show worse than the best (indices in
         ``root_moves``): with a win, every move that does not win; with a draw,
         every losing move. Empty when the tables do not hold the position.

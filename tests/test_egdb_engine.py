@@ -1,0 +1,199 @@
+"""The engine with endgame databases (issue 11, "In the engine").
+
+The tables are built here by damier (2 and 3 pieces, and the 4-piece pair of a lone
+king against two kings and a man, with its promotion table: three kings against one);
+their values are checked against an independent brute force in ``test_egdb.py``. What
+these tests check is the engine's use of them:
+
+- a won ending is won inside the FMJD move-count rules (the sixteen-move rule for a lone
+  king against three pieces, the five-move rule against two) when the count is already
+  running, against a defender that plays the tables' longest resistance, in exactly the
+  tables' distance: the engine plays the fastest win;
+- the move the engine plays keeps the tables' value of the position (win, draw, loss);
+- the search's score of a position outside the tables, whose moves all lead into them,
+  is the tables' value (a mate score at the distance they keep);
+- probes are counted in the search info (``tbhits``), limited by ``egdb_pieces``, and
+  absent without tables.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from damier import Board
+from damier.egdb import Wdl, build, open_database
+from damier.engine import MATE_SCORE, Engine, Limit
+from damier.outcome import Termination
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("egdb")
+    build(directory, pieces=3)
+    build(directory, pieces=4, only={(1, 2, 0, 1), (0, 3, 0, 1)})
+    return directory
+
+
+def _defend(db: object, board: Board) -> None:
+    """The tables' best move for the side to move: the longest loss (or a draw)."""
+    board.push(db.best_moves(board)[0][0])  # type: ignore[attr-defined]
+
+
+def _play_out(tables: Path, board: Board, *, max_plies: int) -> Board:
+    """White is the engine with the tables (20,000 nodes a move); Black plays the
+    tables' longest resistance."""
+    engine = Engine(hash_mb=16, egdb=tables)
+    with open_database(tables) as db:
+        for _ in range(max_plies):
+            if board.is_game_over():
+                break
+            if board.turn:
+                board.push(engine.search(board, nodes=20_000).best_move)
+            else:
+                _defend(db, board)
+    return board
+
+
+def test_sixteen_move_count_running_the_win_comes_inside_it(tables: Path) -> None:
+    # Two kings and a man against a lone king: the FMJD 16-move rule (a lone king
+    # against three pieces, at least one of them a king, draws after 16 moves each:
+    # 32 plies). Eight plies of the count are played first (White
+    # shuffling, Black defending), with the man moving 50-45 and the kings going
+    # back and forth: two positions of the game occur again on the way to the win.
+    board = Board("W:W50,K32,K39:BK7")
+    for move in ["50-45", "7-2", "32-49", "2-16", "39-33", "16-7", "49-40", "7-2"]:
+        board.push(move)
+    with open_database(tables) as db:
+        assert db.probe_wdl(board) == Wdl.WIN
+        distance = db.probe_dtw(board)
+    assert distance == 23 and len(board.move_stack) + distance < 32   # a win inside the count
+    start = len(board.move_stack)
+    _play_out(tables, board, max_plies=40)
+    outcome = board.outcome()
+    assert outcome is not None
+    assert outcome.termination == Termination.NO_MOVES and outcome.winner is True
+    assert len(board.move_stack) - start == distance          # the fastest win
+
+
+def test_five_move_count_running_the_win_comes_inside_it(tables: Path) -> None:
+    # Two kings against one: the FMJD 5-move rule (a lone king against two pieces or
+    # less, at least one of them a king, draws after 5 moves each: 10 plies), two
+    # plies of it played.
+    board = Board("W:WK1,K50:BK6")
+    for move in ["1-40", "6-1"]:
+        board.push(move)
+    with open_database(tables) as db:
+        distance = db.probe_dtw(board)
+    assert distance > 0 and 2 + distance < 10
+    _play_out(tables, board, max_plies=12)
+    outcome = board.outcome()
+    assert outcome is not None and outcome.winner is True
+    assert len(board.move_stack) - 2 == distance
+
+
+def _value_kind(db: object, board: Board) -> int:
+    wdl = db.probe_wdl(board)  # type: ignore[attr-defined]
+    return 1 if wdl == Wdl.WIN else 0 if wdl == Wdl.DRAW else -1
+
+
+def test_the_move_played_keeps_the_tables_value(tables: Path) -> None:
+    # Random 3- and 4-piece positions: a win stays a win (the opponent loses after
+    # the move), a draw a draw; the engine searches only 2 plies.
+    rng = random.Random(20261123)
+    engine = Engine(hash_mb=4, egdb=tables)
+    checked = {1: 0, 0: 0, -1: 0}
+    with open_database(tables) as db:
+        for fen in _random_positions(rng, 300):
+            board = Board(fen)
+            if board.is_game_over():
+                continue
+            kind = _value_kind(db, board)
+            move = engine.search(board, depth=2).best_move
+            board.push(move)
+            after = -_value_kind(db, board) if not board.is_game_over() else 1
+            assert after == kind, (fen, str(move))
+            checked[kind] += 1
+    assert checked[1] >= 20 and checked[0] >= 20
+
+
+def _random_positions(rng: random.Random, count: int) -> list[str]:
+    """Positions of 3 pieces and of two kings and a man against a king."""
+    out = []
+    shapes = [(["K", "K"], ["K"]), (["", "K"], ["K"]), (["K"], ["", "K"]), (["", ""], ["K"]),
+              (["K", "K"], [""]), (["", "K", "K"], ["K"])]
+    while len(out) < count:
+        white, black = rng.choice(shapes)
+        squares = rng.sample(range(1, 51), len(white) + len(black))
+        parts_w, parts_b = [], []
+        ok = True
+        for kind, square in zip(white + black, squares):
+            is_white = len(parts_w) < len(white)
+            if kind == "" and square <= 5 if is_white else kind == "" and square >= 46:
+                ok = False        # a man on its crowning row
+            (parts_w if is_white else parts_b).append(f"{kind}{square}")
+        if ok:
+            turn = rng.choice("WB")
+            out.append(f"{turn}:W{','.join(parts_w)}:B{','.join(parts_b)}")
+    return out
+
+
+def test_score_of_a_capture_into_the_tables_is_their_value(tables: Path) -> None:
+    # Four pieces, a man each and a king each: not in the tables built here, and
+    # White must capture, into three pieces that are. The search's score is the
+    # best of the tables' values of the positions after the captures.
+    board = Board("W:WK28,40:BK1,23")
+    assert all(move.captures for move in board.legal_moves)
+    with open_database(tables) as db:
+        assert db.get_wdl(board) is None
+        best = None
+        for move in board.legal_moves:
+            board.push(move)
+            dtw = db.probe_dtw(board)
+            wdl = db.probe_wdl(board)
+            board.pop()
+            # the opponent's loss in n plies is our win in n + 1
+            value = (MATE_SCORE - (-dtw + 1) if wdl == Wdl.LOSS else
+                     -(MATE_SCORE - (dtw + 1)) if wdl == Wdl.WIN else 0)
+            best = value if best is None else max(best, value)
+    result = Engine(hash_mb=4, egdb=tables).search(board, depth=3)
+    assert result.score == best
+    assert result.tbhits is not None and result.tbhits > 0
+
+
+def test_tbhits_in_the_info_and_the_piece_limit(tables: Path) -> None:
+    board = Board("W:WK28,K33:BK5")
+    engine = Engine(hash_mb=4, egdb=tables)
+    info = engine.analyse(board, Limit(depth=3))
+    assert info["tbhits"] > 0
+    # two men against a king far away, no capture in sight: probed with 3 pieces,
+    # not with at most 2
+    quiet = Board("W:W36,37:BK1")
+    assert engine.search(quiet, depth=1).tbhits > 0
+    engine.set_egdb(tables, pieces=2)
+    assert engine.search(quiet, depth=1).tbhits == 0
+    # no tables: no tbhits at all
+    assert "tbhits" not in Engine(hash_mb=4).analyse(board, Limit(depth=3))
+    assert Engine(hash_mb=4, egdb=tables / "nothing-here").search(board, depth=2).tbhits is None
+
+
+def test_multipv_analysis_still_shows_every_move(tables: Path) -> None:
+    # The root filter applies to one best move; several lines show the losing moves too.
+    board = Board("W:WK28,K33:BK5")
+    engine = Engine(hash_mb=4, egdb=tables)
+    lines = engine.analyse(board, Limit(depth=2), multipv=50)
+    assert len(lines) == len(list(board.legal_moves))
+
+
+@pytest.mark.parametrize("bad, error", [(3, TypeError), (b"dir", TypeError)])
+def test_bad_egdb_settings_are_refused(bad: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="egdb"):
+        Engine(hash_mb=1, egdb=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("pieces", [1, 8, True, 2.5])
+def test_bad_piece_limits_are_refused(pieces: object, tables: Path) -> None:
+    with pytest.raises(ValueError, match="pieces"):
+        Engine(hash_mb=1, egdb=tables, egdb_pieces=pieces)  # type: ignore[arg-type]
