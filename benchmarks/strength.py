@@ -18,6 +18,9 @@ Matches (engine A first; the score and Elo are A's):
   run as a Hub engine from its own virtual environment
   (``hub:.baseline/venv/bin/damier hub``; ``--baseline PATH`` for another build;
   skipped when it is missing: ``sh benchmarks/make_baseline.sh`` builds it);
+* ``egdb``: damier probing the endgame databases (``--egdb DIR``, default the
+  default directory: build them with ``damier egdb build --pieces 4``; skipped when
+  it holds none; ``--egdb-pieces N``, default 4) vs the same engine without them;
 * ``level1``, ``level5``, ``level10``: damier at that level vs damier at full
   strength (level 10 against itself is the control: its Elo should be near 0);
 * ``level1v5``, ``level5v8``: weaker level vs stronger level (the ladder).
@@ -51,10 +54,12 @@ from _common import import_damier
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BASELINE = ".baseline/venv/bin/damier"
 BASELINE = "baseline"  # engine B of the baseline match: the --baseline command, as a Hub engine
+EGDB = "egdb"  # engine A of the egdb match: damier with the --egdb tables
 
 MATCHES = {
     "dame": ("damier", "hub:dame hub"),
     "baseline": ("damier", BASELINE),
+    "egdb": (EGDB, "damier:egdb=off,name=damier"),
     "level1": ("damier:level=1", "damier"),
     "level5": ("damier:level=5", "damier"),
     "level10": ("damier:level=10,name=damier level 10", "damier"),
@@ -89,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume-dir", metavar="DIR",
                         help="keep a journal of each match's finished games in DIR/<match>.jsonl; "
                              "the same command again (after Ctrl-C) plays only the missing games")
+    parser.add_argument("--egdb", metavar="DIR",
+                        help="the egdb match's endgame databases (default: damier's default "
+                        "directory)")
+    parser.add_argument("--egdb-pieces", type=int, default=4, metavar="N",
+                        help="the egdb match probes up to N pieces (default 4)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
@@ -132,6 +142,17 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append({"match": name, "skipped": f"no baseline at {baseline}"})
                 continue
             b = "hub:" + shlex.join([str(baseline), "hub"])
+        if a == EGDB:
+            from damier.egdb import default_directory  # noqa: PLC0415
+
+            folder = Path(args.egdb) if args.egdb else default_directory()
+            if not any((folder / "international").glob("*.egdb")):
+                print(f"[{name}] SKIP: no International tables in {folder} (build them with "
+                      "'damier egdb build --pieces 4', or give --egdb DIR)")
+                rows.append({"match": name, "skipped": f"no tables in {folder}"})
+                continue
+            a = (f"damier:egdb={folder},egdb_pieces={args.egdb_pieces},"
+                 f"name=damier egdb {args.egdb_pieces}")
         sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
         print(f"[{name}] {a} vs {b}: {'at most ' if sprt else ''}{args.games} games at "
               f"{args.movetime:g} s/move, concurrency {args.concurrency}"

@@ -197,3 +197,60 @@ def test_bad_egdb_settings_are_refused(bad: object, error: type[Exception]) -> N
 def test_bad_piece_limits_are_refused(pieces: object, tables: Path) -> None:
     with pytest.raises(ValueError, match="pieces"):
         Engine(hash_mb=1, egdb=tables, egdb_pieces=pieces)  # type: ignore[arg-type]
+
+
+def test_hub_bb_size_parameter(tables: Path) -> None:
+    import io
+
+    from damier.hub import parse_line
+    from damier.hub_server import HubServer
+
+    out = io.StringIO()
+    server = HubServer(io.StringIO(), out, egdb=tables)
+    for line in ("hub", "set-param name=hash value=1", "init"):
+        server.handle_line(line)
+    params = {m.args["name"]: m.args for m in map(parse_line, out.getvalue().splitlines())
+              if m.command == "param"}
+    assert params["bb-size"] == {"name": "bb-size", "value": "4", "type": "int", "min": "0",
+                                 "max": "7"}
+    assert server.engine is not None and server.engine.egdb == tables
+    # a won position: the engine plays a winning move by the tables
+    board = Board("W:WK28,K32,37:BK5")
+    server.handle_line(f"pos pos={_hub_position(board)}")
+    server.handle_line("level depth=3")
+    server.handle_line("go think")
+    server._end_job()
+    done = parse_line(out.getvalue().splitlines()[-1])
+    with open_database(tables) as db:
+        winning = {m for m, d in db.best_moves(board) if d > 0}
+    assert done.command == "done" and any(_hub_text(m) == done.args["move"] for m in winning)
+    for bad in ("8", "-1", "four", "2.5"):
+        server.handle_line(f"set-param name=bb-size value={bad}")
+        assert "bb-size must be an integer from 0 to 7" in out.getvalue().splitlines()[-1]
+    server.handle_line("set-param name=bb-size value=0")
+    assert server.engine.egdb is None
+    server.handle_line("set-param name=bb-size value=3")
+    assert server.engine.egdb == tables and server.engine.egdb_pieces == 3
+
+
+def _hub_position(board: Board) -> str:
+    from damier.hub import board_to_hub
+
+    return board_to_hub(board)
+
+
+def _hub_text(move: object) -> str:
+    from damier.hub import move_to_hub
+
+    return move_to_hub(move)  # type: ignore[arg-type]
+
+
+def test_match_spec_egdb_options(tables: Path) -> None:
+    from damier.match import DamierPlayer, parse_engine_spec
+
+    player = DamierPlayer(parse_engine_spec(f"damier:egdb={tables},egdb_pieces=3"))
+    assert player.engine.egdb == tables and player.engine.egdb_pieces == 3
+    assert DamierPlayer(parse_engine_spec("damier:egdb=off")).engine.egdb is None
+    for bad in ("egdb=/no/such/dir", "egdb=", "egdb_pieces=9"):
+        with pytest.raises(ValueError, match="egdb"):
+            parse_engine_spec(f"damier:{bad}")

@@ -94,6 +94,7 @@ from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 __all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "BuildProgress",
            "SignatureReport", "open_database", "build", "default_directory", "signatures",
            "signature_name", "verify", "shared_tables", "FORMAT_VERSION", "MAX_PIECES",
+           "EgdbSetting", "add_engine_egdb_arguments", "egdb_setting",
            "DEFAULT_ENGINE_PIECES"]
 
 Signature = tuple[int, int, int, int]
@@ -510,6 +511,30 @@ def shared_tables(directory: str | os.PathLike[str] | None = None, *,
                     db.close()
             _SHARED[key] = loaded
         return _SHARED[key]
+
+
+EgdbSetting = bool | str | os.PathLike[str] | None
+"""Which endgame databases an engine probes: None or False, none; True, the tables in
+:func:`default_directory` if there are any; a directory."""
+
+
+def add_engine_egdb_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--egdb DIR`` and ``--no-egdb`` for the commands that run the engine (``damier
+    play``, ``serve``, ``hub``); :func:`egdb_setting` reads them."""
+    parser.add_argument("--egdb", metavar="DIR",
+                        help="endgame databases the engine probes (default: "
+                        f"{default_directory()}, when it holds tables; build them with "
+                        "'damier egdb build')")
+    parser.add_argument("--no-egdb", action="store_true",
+                        help="the engine probes no endgame database")
+
+
+def egdb_setting(args: argparse.Namespace) -> bool | str:
+    """The engine's ``egdb`` setting from :func:`add_engine_egdb_arguments`' options."""
+    if getattr(args, "no_egdb", False):
+        return False
+    directory: str | None = getattr(args, "egdb", None)
+    return directory if directory else True
 
 
 def open_database(directory: str | os.PathLike[str] | None = None, *,

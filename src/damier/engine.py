@@ -38,6 +38,7 @@ import asyncio
 import json
 import math
 import numbers
+import os
 import queue
 import random
 import threading
@@ -53,7 +54,8 @@ from damier._core import (MATE_SCORE, MATE_THRESHOLD, EgTables, Move, SearchCore
                           evaluate_position, root_move_score, set_eval_weights, set_root_first)
 from damier.board import Board
 from damier.book import DEFAULT_MARGIN, Book, BookMove, shipped_book
-from damier.egdb import DEFAULT_ENGINE_PIECES, MAX_PIECES, default_directory, shared_tables
+from damier.egdb import (DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting, default_directory,
+                         shared_tables)
 from damier.evalfile import Weights, shipped_weights
 from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
 from damier.piece import Color
@@ -639,7 +641,7 @@ class Engine:
                  book: bool | str | Path | Book | None = None,
                  book_margin: int = DEFAULT_MARGIN,
                  selectivity: Mapping[str, Any] | None = None,
-                 egdb: bool | str | Path | None = None,
+                 egdb: EgdbSetting = None,
                  egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
@@ -708,7 +710,7 @@ class Engine:
         return SearchResult(chosen.move, chosen.score, chosen.depth, chosen.depth, 0, 0.0,
                             [chosen.move], book=True)
 
-    def set_egdb(self, egdb: bool | str | Path | None, pieces: int | None = None) -> None:
+    def set_egdb(self, egdb: EgdbSetting, pieces: int | None = None) -> None:
         """Chooses the endgame databases (see the ``egdb`` parameter) and, when given,
         the most pieces probed (``bb-size``). The tables are read into memory at the
         first search of their variant, once per process (:func:`damier.egdb.shared_tables`).
@@ -724,7 +726,8 @@ class Engine:
         True
         """
         if pieces is not None:
-            if isinstance(pieces, bool) or not isinstance(pieces, int) or not 2 <= pieces <= MAX_PIECES:
+            if (isinstance(pieces, bool) or not isinstance(pieces, int)
+                    or not 2 <= pieces <= MAX_PIECES):
                 raise ValueError(f"egdb pieces must be a whole number from 2 to {MAX_PIECES}, "
                                  f"got {pieces!r}")
             self.egdb_pieces = pieces
@@ -732,7 +735,7 @@ class Engine:
             self.egdb: Path | None = None
         elif egdb is True:
             self.egdb = default_directory()
-        elif isinstance(egdb, (str, Path)):
+        elif isinstance(egdb, (str, os.PathLike)):
             self.egdb = Path(egdb)
         else:
             raise TypeError(f"egdb must be a bool or a directory, not {type(egdb).__name__}")

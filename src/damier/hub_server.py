@@ -6,7 +6,9 @@
 * ``hub`` -> ``id name=damier version=... author=...``, a ``param`` line per
   parameter (``variant``, ``hash`` in MiB, ``level`` 1-10, ``threads``, ``book``:
   ``true`` or ``false``, whether ``go think`` plays the opening from the
-  variant's shipped book at levels 8-10), ``wait``;
+  variant's shipped book at levels 8-10), ``bb-size`` (0 to 7: positions of at
+  most that many pieces are probed in the endgame databases, 0 none; see
+  :meth:`damier.engine.Engine.set_egdb`), ``wait``;
   ``set-param name=... value=...``; ``init`` -> ``ready``.
 * ``pos pos=<position> moves="..."`` (or ``pos start``): the position and the
   moves played from it, replayed on a :class:`damier.Board` so that the
@@ -55,6 +57,7 @@ flushed.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -63,6 +66,8 @@ from typing import IO, Any
 import damier
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
+from damier.egdb import (DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting, add_engine_egdb_arguments,
+                         egdb_setting)
 from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, AnalysisResult, Clock,
                            Engine, InfoDict, Limit, PlayResult)
 from damier.errors import MoveError
@@ -169,7 +174,8 @@ class HubServer:
 
     def __init__(self, stdin: IO[str], stdout: IO[str], *,
                  engine_factory: Callable[..., Engine] = Engine,
-                 variant: str | Variant = DEFAULT_VARIANT, book: bool = False) -> None:
+                 variant: str | Variant = DEFAULT_VARIANT, book: bool = False,
+                 egdb: EgdbSetting = None) -> None:
         self.stdin = stdin
         self.stdout = stdout
         self.engine_factory = engine_factory
@@ -178,6 +184,9 @@ class HubServer:
         self.level = 10
         self.threads = 1
         self.book = book
+        # the databases' directory (True: the default one); bb-size turns probing on and off
+        self.egdb_dir: bool | str | os.PathLike[str] = egdb if egdb else True
+        self.bb_size = DEFAULT_ENGINE_PIECES if egdb else 0
         self.engine: Engine | None = None
         self.board: Board | None = Board(variant=self.variant)
         self._pending: _Limits | None = None
@@ -264,6 +273,8 @@ class HubServer:
         self.write(format_line("param", name="threads", value=self.threads, type="int",
                                min=THREADS_RANGE[0], max=THREADS_RANGE[1]))
         self.write(format_line("param", name="book", value=self.book, type="bool"))
+        self.write(format_line("param", name="bb-size", value=self.bb_size, type="int", min=0,
+                               max=MAX_PIECES))
         self.write("wait")
 
     def _cmd_set_param(self, message: HubMessage) -> None:
@@ -315,9 +326,18 @@ class HubServer:
             self.book = value.lower() == "true"
             if self.engine is not None:
                 self.engine.set_book(self.book)
+        elif name == "bb-size":
+            size = _parse_int(value, "bb-size", 0, MAX_PIECES)
+            if size is None:
+                self.error(f"set-param: bb-size must be an integer from 0 to {MAX_PIECES} "
+                           f"(pieces; 0: no endgame database), not {_shown(value)}")
+                return
+            self.bb_size = size
+            if self.engine is not None:
+                self._apply_egdb(self.engine)
         else:
             self.error(f"set-param: unknown parameter {name!r} (parameters: variant, hash, "
-                       f"level, threads, book)")
+                       f"level, threads, book, bb-size)")
 
     def _cmd_init(self, message: HubMessage) -> None:
         self._engine()
@@ -438,7 +458,14 @@ class HubServer:
                 self.engine.set_threads(self.threads)
             if self.book:
                 self.engine.set_book(True)
+            self._apply_egdb(self.engine)
         return self.engine
+
+    def _apply_egdb(self, engine: Engine) -> None:
+        if self.bb_size >= 2:
+            engine.set_egdb(self.egdb_dir, pieces=self.bb_size)
+        else:
+            engine.set_egdb(None)
 
     @staticmethod
     def _start(engine: Engine, mode: str, board: Board, limits: _Limits) -> AnalysisResult:
@@ -579,16 +606,19 @@ def _float_arg(text: str, name: str, *, positive: bool = False) -> float:
 
 
 def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., Engine] = Engine,
-            variant: str | Variant = DEFAULT_VARIANT, book: bool = False) -> int:
+            variant: str | Variant = DEFAULT_VARIANT, book: bool = False,
+            egdb: EgdbSetting = None) -> int:
     """Runs damier's engine as a Hub engine on ``stdin``/``stdout`` until ``quit``
     or the end of input; returns the exit status (0).
 
     ``engine_factory`` is called as ``engine_factory(hash_mb=..., level=...)``
     at ``init`` (or at the first search) and must return an object with the
     :class:`damier.engine.Engine` interface. ``book``: the ``book`` parameter's
-    first value (``damier hub`` turns it on unless ``--no-book``)."""
+    first value (``damier hub`` turns it on unless ``--no-book``). ``egdb``: the endgame
+    databases (``damier hub`` probes the default directory's unless ``--no-egdb``);
+    with them ``bb-size`` starts at 4, without at 0."""
     return HubServer(stdin, stdout, engine_factory=engine_factory, variant=variant,
-                     book=book).run()
+                     book=book, egdb=egdb).run()
 
 
 def add_hub_parser(sub: Any) -> None:
@@ -603,6 +633,7 @@ def add_hub_parser(sub: Any) -> None:
     hub.add_argument("--no-book", action="store_true",
                      help="do not play the opening from the shipped book (the GUI may change "
                      "it with set-param name=book)")
+    add_engine_egdb_arguments(hub)
 
 
 def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
@@ -618,4 +649,5 @@ def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
             reconfigure(errors="replace")  # stray bytes must not crash the engine
         except (ValueError, OSError):
             pass
-    return run_hub(stdin, out, variant=variant, book=not getattr(args, "no_book", False))
+    return run_hub(stdin, out, variant=variant, book=not getattr(args, "no_book", False),
+                   egdb=egdb_setting(args))

@@ -261,6 +261,21 @@ def _book_option(text: str) -> bool | str:
     return value
 
 
+def _egdb_option(text: str) -> bool | str:
+    from pathlib import Path
+
+    value = text.strip()
+    if value.lower() in ("on", "yes", "true", "1"):
+        return True
+    if value.lower() in ("off", "no", "false", "0"):
+        return False
+    if not value:
+        raise ValueError("expected on, off or a directory")
+    if not Path(value).is_dir():   # reported now, not mid-match
+        raise ValueError(f"no directory {value}")
+    return value
+
+
 def _switch(text: str) -> bool:
     value = text.strip().lower()
     if value in ("on", "yes", "true", "1"):
@@ -296,6 +311,10 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "seed": (_int_option(0), "seed of the randomness used below level 10"),
     "weights": (_weights_file, "evaluation weights file (as damier train fit writes it)"),
     "book": (_book_option, "opening book: on (the shipped one), off (the default) or a file"),
+    "egdb": (_egdb_option, "endgame databases: on (the default directory's), off (the "
+             "default) or a directory"),
+    "egdb_pieces": (_int_option(2, 7), "probe the endgame databases up to this many pieces "
+                    "(default 4)"),
     "name": (_name, "the engine's name in the PDN and the report"),
 }
 # The search's selectivity settings (damier.engine.SELECTIVITY_NAMES), checked
@@ -511,6 +530,10 @@ class DamierPlayer:
             kwargs["weights"] = opts["weights"]
         if "book" in opts:
             kwargs["book"] = opts["book"]
+        if "egdb" in opts:
+            kwargs["egdb"] = opts["egdb"]
+        if "egdb_pieces" in opts:
+            kwargs["egdb_pieces"] = opts["egdb_pieces"]
         selectivity = {name: opts[name] for name in _SELECTIVITY_OPTIONS if name in opts}
         if selectivity:
             kwargs["selectivity"] = selectivity

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, TextIO, Union
 
 from damier.board import Board
+from damier.egdb import EgdbSetting, add_engine_egdb_arguments, egdb_setting
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import MoveError, PdnError
 from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KINDS, Game, GameEnd,
@@ -316,6 +317,9 @@ class PlaySession:
     :param book: the engine plays the opening from the variant's shipped book
         (:func:`damier.book.shipped_book`; at levels 8-10). ``damier play`` turns
         it on unless ``--no-book``.
+    :param egdb: the endgame databases the engine probes (see
+        :class:`damier.engine.Engine`); ``damier play`` uses the default directory's
+        unless ``--no-egdb``.
     :param sink: called with each output item as it is produced (the terminal
         prints it at once); :meth:`handle` also returns the items of one line.
     :param thinker: runs a :class:`ThinkTask` (default: in the calling thread).
@@ -331,7 +335,7 @@ class PlaySession:
                  clock: tuple[float, float] | None = None, movetime: float = DEFAULT_MOVETIME,
                  depth: int | None = None, fen: str | None = None, rules: Rules | None = None,
                  numbers: bool = False, flipped: bool | None = None, seed: int | None = None,
-                 hash_mb: int = 16, book: bool = False,
+                 hash_mb: int = 16, book: bool = False, egdb: EgdbSetting = None,
                  sink: Callable[[Item], None] | None = None,
                  thinker: Callable[[ThinkTask], Any] | None = None,
                  now: Callable[[], float] = time.monotonic) -> None:
@@ -360,6 +364,7 @@ class PlaySession:
         self._seed = seed
         self._hash_mb = hash_mb
         self._book = book
+        self._egdb = egdb
         self._engine: Engine | None = None
         self.quit_requested = False
         self._paused = False
@@ -434,7 +439,7 @@ class PlaySession:
         """The engine (made on first use)."""
         if self._engine is None:
             self._engine = Engine(hash_mb=self._hash_mb, level=self.level, seed=self._seed,
-                                  book=self._book)
+                                  book=self._book, egdb=self._egdb)
         return self._engine
 
     @property
@@ -1208,6 +1213,7 @@ def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of the engine's choices below level 10")
     p.add_argument("--no-book", action="store_true",
                    help="the engine does not play the opening from its book")
+    add_engine_egdb_arguments(p)
     p.add_argument("--no-color", action="store_true", help="no colours")
     parser: argparse.ArgumentParser = p
     return parser
@@ -1233,7 +1239,8 @@ def play_command(args: argparse.Namespace, out: TextIO, err: TextIO,
                               clock=clock, movetime=args.movetime, depth=args.depth,
                               fen=args.fen, numbers=args.numbers,
                               flipped=True if args.flip else None, seed=args.seed,
-                              book=not getattr(args, "no_book", False))
+                              book=not getattr(args, "no_book", False),
+                              egdb=egdb_setting(args))
     except ValueError as exc:
         err.write(f"damier play: {exc}\n")
         return 2

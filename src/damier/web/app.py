@@ -58,6 +58,7 @@ from typing import Any, overload
 
 from damier._core import Move
 from damier.board import Board
+from damier.egdb import EgdbSetting
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import InvalidFenError
 from damier.game import parse_time_control
@@ -414,14 +415,14 @@ class LiveGames:
     def __init__(self, store: GameStore, *, movetime: dict[int, float] | float | None = None,
                  analysis_seconds: float = ANALYSIS_SECONDS, workers: int = 8,
                  engines: int = DEFAULT_ENGINES, hash_mb: int = DEFAULT_HASH_MB,
-                 book: bool = True) -> None:
+                 book: bool = True, egdb: EgdbSetting = None) -> None:
         self.store = store
         if movetime is None:
             movetime = DEFAULT_MOVETIME
         self.movetime = movetime
         self.analysis_seconds = analysis_seconds
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="damier-web")
-        self.pool = EnginePool(size=engines, hash_mb=hash_mb, book=book)
+        self.pool = EnginePool(size=engines, hash_mb=hash_mb, book=book, egdb=egdb)
         self.games: dict[str, LiveGame] = {}
         self.sockets = 0
 
@@ -797,7 +798,8 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                movetime: dict[int, float] | float | None = None,
                analysis_seconds: float = ANALYSIS_SECONDS,
                allowed_hosts: Iterable[str] = (), engines: int = DEFAULT_ENGINES,
-               hash_mb: int = DEFAULT_HASH_MB, book: bool = True) -> "Starlette":
+               hash_mb: int = DEFAULT_HASH_MB, book: bool = True,
+               egdb: EgdbSetting = None) -> "Starlette":
     """The Starlette app serving the games stored in the SQLite file ``db``.
 
     ``movetime``: the engine's seconds per move (one number, or by level).
@@ -805,13 +807,15 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     ``localhost`` (see :mod:`damier.web.security`). ``engines`` and ``hash_mb``: the
     shared engine pool (searches at once, and each one's hash table in MiB).
     ``book``: the engine plays the opening from the variant's shipped book (levels
-    8-10; analysis never uses it).
+    8-10; analysis never uses it). ``egdb``: the endgame databases the engines probe
+    (a directory of the server's, never one a client names; see
+    :class:`damier.engine.Engine`).
     """
     if Starlette is None:
         raise RuntimeError("the web app needs Starlette: pip install 'damier[web]'")
     store = GameStore(db)
     live_games = LiveGames(store, movetime=movetime, analysis_seconds=analysis_seconds,
-                  engines=engines, hash_mb=hash_mb, book=book)
+                  engines=engines, hash_mb=hash_mb, book=book, egdb=egdb)
 
     def ok(data: Any, status: int = 200) -> JSONResponse:
         return JSONResponse(data, status_code=status)

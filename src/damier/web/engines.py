@@ -31,6 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from damier.board import Board
+from damier.egdb import EgdbSetting
 from damier.engine import Engine, SearchResult
 
 __all__ = ["EnginePool", "Job", "JobStopped", "PooledEngine"]
@@ -80,9 +81,11 @@ class Job:
 class EnginePool:
     """``size`` engines of ``hash_mb`` MiB each, and one first-come-first-served queue.
     With ``book``, the engines play the opening from the variant's shipped book (at
-    levels 8-10; their analyses never use it)."""
+    levels 8-10; their analyses never use it). ``egdb``: the endgame databases they
+    probe (see :class:`damier.engine.Engine`; held in memory once for all of them)."""
 
-    def __init__(self, *, size: int = 2, hash_mb: int = 16, book: bool = False) -> None:
+    def __init__(self, *, size: int = 2, hash_mb: int = 16, book: bool = False,
+                 egdb: EgdbSetting = None) -> None:
         if size < 1:
             raise ValueError(f"the engine pool needs at least one engine, got {size}")
         if hash_mb < 1:
@@ -90,6 +93,7 @@ class EnginePool:
         self.size = size
         self.hash_mb = hash_mb
         self.book = book
+        self.egdb = egdb
         self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
         self._created = 0
         self._lock = threading.Lock()
@@ -115,7 +119,8 @@ class EnginePool:
             with self._lock:
                 if self._created < self.size:
                     self._created += 1
-                    return Engine(hash_mb=self.hash_mb, level=10, book=self.book)
+                    return Engine(hash_mb=self.hash_mb, level=10, book=self.book,
+                                  egdb=self.egdb)
             return self._free.get()
 
     def submit(self, job: Job, fn: Callable[[Engine], T]) -> "Future[T]":

@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from damier.egdb import add_engine_egdb_arguments, egdb_setting
+
 __all__ = ["add_serve_parser", "serve_command"]
 
 
@@ -42,6 +44,7 @@ def add_serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
                        help="seconds the engine thinks per move (default: by level, 0.5-2.5)")
     serve.add_argument("--no-book", action="store_true",
                        help="the engine does not play from the shipped opening book")
+    add_engine_egdb_arguments(serve)
     serve.add_argument("--log-level", default="warning",
                        choices=("critical", "error", "warning", "info", "debug"),
                        help="uvicorn's log level (default warning)")
@@ -56,7 +59,8 @@ def serve_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not 1 <= args.hash <= 4096:
             raise RuntimeError(f"--hash must be 1-4096 MiB, got {args.hash}")
         app = create_app(args.db, movetime=args.movetime, allowed_hosts=args.allowed_host,
-                         engines=args.engines, hash_mb=args.hash, book=not args.no_book)
+                         engines=args.engines, hash_mb=args.hash, book=not args.no_book,
+                         egdb=egdb_setting(args))
     except ImportError as exc:
         err.write(f"damier serve: the web extra is missing ({exc}); "
                   "install it with: pip install 'damier[web]'\n")
