@@ -157,3 +157,19 @@ def _default_sigint_handler():
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_directory(tmp_path_factory: pytest.TempPathFactory):
+    """The user's cache directory (``$XDG_CACHE_HOME``) is a fresh one for the test run:
+    the engines of ``damier play``, ``serve`` and ``hub`` build their first endgame
+    tables there, never in the home directory of the machine running the tests."""
+    import os
+
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old

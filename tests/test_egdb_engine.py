@@ -254,3 +254,105 @@ def test_match_spec_egdb_options(tables: Path) -> None:
     for bad in ("egdb=/no/such/dir", "egdb=", "egdb_pieces=9"):
         with pytest.raises(ValueError, match="egdb"):
             parse_engine_spec(f"damier:{bad}")
+
+
+# -- for people: the verdict in the hint, the web analysis and the game report ----------------
+
+
+def test_verdicts_name_the_winner_and_the_count_that_draws_first(tables: Path) -> None:
+    engine = Engine(hash_mb=1, egdb=tables)
+    verdict = engine.egdb_verdict(Board("W:WK46:BK5"))
+    assert verdict is not None and verdict.winner is False and verdict.plies == 2
+    assert verdict.text() == "database: Black wins in 2 plies"
+    assert verdict.score == -(MATE_SCORE - 2)
+    # the sixteen-move count: 8 plies played, a win in 23 fits (31 < 32) ...
+    board = Board("W:W50,K32,K39:BK7")
+    for move in ["50-45", "7-2", "32-49", "2-16", "39-33", "16-7", "49-40", "7-2"]:
+        board.push(move)
+    verdict = engine.egdb_verdict(board)
+    assert verdict is not None and verdict.count_rule is None
+    assert verdict.text() == "database: White wins in 23 plies"
+    # ... and after White's slowest winning moves, a few plies later, it no longer does
+    with open_database(tables) as db:
+        while len(board.move_stack) + db.probe_dtw(board) < 32:
+            wins = [(m, d) for m, d in db.best_moves(board) if d > 0]
+            board.push(max(wins, key=lambda item: item[1])[0])
+            _defend(db, board)
+        distance = db.probe_dtw(board)
+    verdict = engine.egdb_verdict(board)
+    assert verdict is not None and verdict.plies == distance
+    assert verdict.count_rule == "the 16-move rule" and verdict.score is None
+    assert verdict.text().endswith("but the 16-move rule draws first")
+    assert Engine(hash_mb=1).egdb_verdict(board) is None
+
+
+def test_terminal_hint_says_what_the_database_says(tables: Path) -> None:
+    from damier.play import PlaySession
+
+    session = PlaySession(fen="W:WK28,K33:BK5", white="human", black="human", depth=2,
+                          egdb=tables)
+    with open_database(tables) as db:
+        wdl = db.probe_wdl(Board("W:WK28,K33:BK5"))
+    expected = "database: draw" if wdl == Wdl.DRAW else "database: White wins"
+    assert expected in session.send("hint")
+    plain = PlaySession(fen="W:WK28,K33:BK5", white="human", black="human", depth=2)
+    assert "database" not in plain.send("hint")
+
+
+def test_game_report_uses_the_database_values(tables: Path) -> None:
+    from damier.web.report import analyse_game
+
+    engine = Engine(hash_mb=4, egdb=tables)
+    moves = ["40-35", "2-7"]
+    board = Board("W:W50,K32,K39:BK7")
+    start = ["50-45", "7-2", "32-49", "2-16", "39-33", "16-7", "49-40", "7-2"]
+    for move in start:
+        board.push(move)
+    report = analyse_game(board.fen(), "international", moves, engine, depth=2)
+    first = report["positions"][0]
+    with open_database(tables) as db:
+        dtw = db.probe_dtw(Board(board.fen()))
+    # from the FEN alone no count runs: the database's win is the score
+    assert first["database"] == f"database: White wins in {dtw} plies"
+    assert first["score"] == MATE_SCORE - dtw
+    assert all("database" in p for p in report["positions"])
+
+
+def test_web_analysis_messages_carry_the_database_verdict(tables: Path, tmp_path: Path) -> None:
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from damier.web.app import create_app
+
+    app = create_app(tmp_path / "games.sqlite3", movetime=0.05, analysis_seconds=2,
+                     engines=1, hash_mb=4, egdb=tables, allowed_hosts=["testserver"])
+    with TestClient(app) as client:
+        response = client.post("/api/games", json={"color": "both", "fen": "W:WK46:BK5"})
+        assert response.status_code == 201, response.text
+        game = response.json()
+        with client.websocket_connect(f"/ws/games/{game['id']}") as ws:
+            assert ws.receive_json()["type"] == "state"
+            ws.send_json({"type": "analyse"})
+            assert ws.receive_json()["type"] == "analysis_started"
+            message = ws.receive_json()
+            assert message["type"] == "analysis"
+            assert message["database"] == "database: Black wins in 2 plies"
+
+
+def test_default_directory_gets_its_small_tables_at_first_use(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from damier.egdb import default_directory, signature_name, signatures
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = default_directory() / "international"
+    assert not folder.exists()
+    engine = Engine(hash_mb=1, egdb=True)
+    result = engine.search(Board("W:WK46:BK5"), depth=2)
+    assert result.tbhits is not None and result.tbhits > 0
+    names = {p.stem for p in folder.glob("*.egdb")}
+    assert names == {signature_name(s) for s in signatures(3)}
+    # an explicit directory is only read, never filled
+    empty = tmp_path / "mine"
+    empty.mkdir()
+    assert Engine(hash_mb=1, egdb=empty).search(Board("W:WK46:BK5"), depth=2).tbhits is None
+    assert list(empty.iterdir()) == []

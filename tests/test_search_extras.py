@@ -102,9 +102,9 @@ def test_russian_three_kings_rule_draw_is_seen_by_the_search() -> None:
 def test_endgame_counts_follow_the_board_history() -> None:
     fmjd = Rules.for_variant("international")
     board = _played(FIVE_FEN, FIVE_MOVES, fmjd)
-    limits, done = Engine._endgame_counts(board)
+    limits, done, current = Engine._endgame_counts(board)
     assert limits == (10, 32, 0)
-    assert done == 4
+    assert done == 4 and current == 1      # the five-move class
     # a capture into a new class starts a new count
     board = damier.Board("W:WK1,K3,K46:BK28,37", rules=fmjd)
     assert Engine._endgame_counts(board)[1] == 0

@@ -94,8 +94,8 @@ from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 __all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "BuildProgress",
            "SignatureReport", "open_database", "build", "default_directory", "signatures",
            "signature_name", "verify", "shared_tables", "FORMAT_VERSION", "MAX_PIECES",
-           "EgdbSetting", "add_engine_egdb_arguments", "egdb_setting",
-           "DEFAULT_ENGINE_PIECES"]
+           "EgdbSetting", "add_engine_egdb_arguments", "egdb_setting", "Verdict",
+           "DEFAULT_ENGINE_PIECES", "FIRST_USE_PIECES"]
 
 Signature = tuple[int, int, int, int]
 
@@ -106,6 +106,10 @@ BLOCK_VALUES = 16384
 UNUSED = 0xFFFF
 MAX_PIECES = 7
 DEFAULT_ENGINE_PIECES = 4
+FIRST_USE_PIECES = 3
+"""An engine given the default directory (``egdb=True``: ``damier play``, ``serve`` and
+``hub``) builds the tables of up to this many pieces there at its first search of a
+variant when they are missing (International: 0.4 s, 160 KB)."""
 """The engine probes tables of at most this many pieces unless told otherwise (the
 2-4 piece tables of International take 94 MB of memory, the 5-piece ones 3.8 GB)."""
 """The most pieces a database may have (the index allows 7 of a kind)."""
@@ -353,6 +357,58 @@ def _decode(value: int) -> tuple[Wdl, int]:
     return (Wdl.WIN, plies) if plies & 1 else (Wdl.LOSS, -plies)
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What the endgame database says of a position, for people (the terminal's
+    ``hint``, the web analysis, game reports): see
+    :meth:`damier.engine.Engine.egdb_verdict`.
+
+    >>> Verdict(Wdl.LOSS, 12, white_to_move=False).text()
+    'database: White wins in 12 plies'
+    >>> Verdict(Wdl.WIN, 31, True, count_rule="the 16-move rule").text()
+    'database: White wins in 31 plies, but the 16-move rule draws first'
+    >>> Verdict(Wdl.DRAW, 0, True).text()
+    'database: draw'
+    """
+
+    wdl: Wdl
+    """Win, draw or loss for the side to move."""
+    plies: int
+    """Plies to the end of the game with best play (0 for a draw)."""
+    white_to_move: bool
+    count_rule: str | None = None
+    """A move-count rule (``"the 16-move rule"``) whose running count draws the game
+    before the win can be forced, unless a capture or promotion starts a new one."""
+
+    @property
+    def winner(self) -> bool | None:
+        """True when White wins, False when Black wins, None for a draw (the database's
+        value without the move-count rules: see :attr:`count_rule`)."""
+        if self.wdl == Wdl.DRAW:
+            return None
+        return self.white_to_move == (self.wdl == Wdl.WIN)
+
+    @property
+    def score(self) -> int | None:
+        """The value as an engine score for the side to move (a win in n plies is
+        ``MATE_SCORE - n``), or None when a count draws the game first."""
+        if self.count_rule is not None:
+            return None
+        if self.wdl == Wdl.DRAW:
+            return 0
+        mate = int(_core.MATE_SCORE) - self.plies
+        return mate if self.wdl == Wdl.WIN else -mate
+
+    def text(self) -> str:
+        """``database: White wins in 13 plies``, ``database: draw``."""
+        if self.winner is None:
+            return "database: draw"
+        text = f"database: {'White' if self.winner else 'Black'} wins in {self.plies} plies"
+        if self.count_rule is not None:
+            text += f", but {self.count_rule} draws first"
+        return text
+
+
 # ---------------------------------------------------------------------------
 # Probing
 # ---------------------------------------------------------------------------
@@ -490,16 +546,28 @@ _SHARED_LOCK = threading.Lock()
 
 def shared_tables(directory: str | os.PathLike[str] | None = None, *,
                   variant: str | Variant = DEFAULT_VARIANT,
-                  pieces: int = DEFAULT_ENGINE_PIECES) -> tuple[_core.EgTables, int] | None:
+                  pieces: int = DEFAULT_ENGINE_PIECES,
+                  build_missing: int = 0) -> tuple[_core.EgTables, int] | None:
     """The tables of ``variant`` of at most ``pieces`` pieces in ``directory`` (default:
     :func:`default_directory`), in memory for the engine: ``(tables, most pieces
     they hold)``, or None when the directory holds none. Loaded once per process and
-    shared by every engine that asks (a web server's engines, a match's two sides)."""
+    shared by every engine that asks (a web server's engines, a match's two sides).
+
+    ``build_missing``: first builds the tables of up to that many pieces that the
+    directory lacks (:data:`FIRST_USE_PIECES`: under a second), unless it cannot be
+    written."""
     v = get_variant(variant)
     root = Path(directory) if directory is not None else default_directory()
     key = (str(root.resolve()), v.name, pieces)
     with _SHARED_LOCK:
         if key not in _SHARED:
+            if build_missing >= 2 and any(
+                    not (root / v.name / f"{signature_name(s)}{_SUFFIX}").exists()
+                    for s in signatures(build_missing)):
+                try:
+                    build(root, pieces=build_missing, variant=v)
+                except OSError:
+                    pass              # a directory that cannot be written: what is there
             loaded: tuple[_core.EgTables, int] | None = None
             if (root / v.name).is_dir():
                 db = Database(root, variant=v)
@@ -515,7 +583,8 @@ def shared_tables(directory: str | os.PathLike[str] | None = None, *,
 
 EgdbSetting = bool | str | os.PathLike[str] | None
 """Which endgame databases an engine probes: None or False, none; True, the tables in
-:func:`default_directory` if there are any; a directory."""
+:func:`default_directory` (its tables of up to :data:`FIRST_USE_PIECES` pieces are built
+at first use when missing); a directory."""
 
 
 def add_engine_egdb_arguments(parser: argparse.ArgumentParser) -> None:

@@ -54,11 +54,11 @@ from damier._core import (MATE_SCORE, MATE_THRESHOLD, EgTables, Move, SearchCore
                           evaluate_position, root_move_score, set_eval_weights, set_root_first)
 from damier.board import Board
 from damier.book import DEFAULT_MARGIN, Book, BookMove, shipped_book
-from damier.egdb import (DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting, default_directory,
-                         shared_tables)
+from damier.egdb import (DEFAULT_ENGINE_PIECES, FIRST_USE_PIECES, MAX_PIECES, EgdbSetting,
+                         Verdict, Wdl, default_directory, shared_tables)
 from damier.evalfile import Weights, shipped_weights
 from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
-from damier.piece import Color
+from damier.piece import WHITE, Color
 from damier.score import Cm, Loss, PovScore, Score, Win
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant
 
@@ -631,7 +631,8 @@ class Engine:
         keywords of :meth:`set_selectivity` (None: the defaults).
     :param egdb: endgame databases (:mod:`damier.egdb`) the searches probe (see
         :meth:`set_egdb`): None or False, none (the default); True, the tables in
-        :func:`damier.egdb.default_directory` if there are any; a directory.
+        :func:`damier.egdb.default_directory` (whose 2- and 3-piece tables are built
+        at the first search of a variant when missing: under a second); a directory.
     :param egdb_pieces: positions of at most this many pieces are probed (the
         tables up to that size are held in memory; 4 pieces of International: 94 MB).
     """
@@ -731,6 +732,7 @@ class Engine:
                 raise ValueError(f"egdb pieces must be a whole number from 2 to {MAX_PIECES}, "
                                  f"got {pieces!r}")
             self.egdb_pieces = pieces
+        self._egdb_first_use = egdb is True
         if egdb is None or egdb is False:
             self.egdb: Path | None = None
         elif egdb is True:
@@ -744,7 +746,48 @@ class Engine:
         """The in-memory tables of ``variant`` and the most pieces to probe, or None."""
         if self.egdb is None:
             return None
-        return shared_tables(self.egdb, variant=variant, pieces=self.egdb_pieces)
+        return shared_tables(self.egdb, variant=variant, pieces=self.egdb_pieces,
+                             build_missing=FIRST_USE_PIECES if self._egdb_first_use else 0)
+
+    def egdb_verdict(self, board: Board) -> Verdict | None:
+        """What this engine's endgame databases say of ``board`` (None: no tables, or
+        not a position they hold), with the move-count rule that draws a win first
+        when the count already running leaves too few plies.
+
+        >>> import tempfile
+        >>> from damier.egdb import build
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> _ = build(tmp.name, pieces=3)
+        >>> engine = Engine(hash_mb=1, egdb=tmp.name)
+        >>> engine.egdb_verdict(Board("W:WK46:BK5")).text()
+        'database: Black wins in 2 plies'
+        >>> engine.egdb_verdict(Board("W:W28,33:B23")) is None     # 3 men: held, but ...
+        False
+        >>> engine.egdb_verdict(Board("W:W28,33,34:B23")) is None  # 4 pieces: not built
+        True
+        >>> tmp.cleanup()
+        """
+        tables = self._egdb_tables(board.variant)
+        if tables is None:
+            return None
+        raw = tables[0].probe(board)
+        if raw < 0 or raw >= 0xFFFE:
+            return None
+        plies = raw - 1 if raw else 0
+        wdl = Wdl.DRAW if raw == 0 else Wdl.WIN if plies & 1 else Wdl.LOSS
+        rule = None
+        if wdl != Wdl.DRAW:
+            limits, done, current = self._endgame_counts(board)
+            names = ("five", "sixteen", "three-kings")
+            counts = (board.rules.five_moves_limit, board.rules.sixteen_moves_limit,
+                      board.rules.three_kings_limit)
+            k = min(current, 3) - 1
+            if current and done + plies >= limits[k]:
+                rule = f"the {counts[k]}-move rule" if k < 2 else f"the {names[k]} rule"
+            _, rev, king_draw = self._history(board)
+            if rule is None and king_draw and rev + plies >= king_draw:
+                rule = f"the {board.rules.king_moves_limit}-move king rule"
+        return Verdict(wdl, plies, board.turn == WHITE, rule)
 
     def set_weights(self, weights: str | Path | Weights) -> None:
         """Evaluation weights for this engine only (see the ``weights`` parameter)."""
@@ -1008,10 +1051,11 @@ class Engine:
         return keys, rev, (2 * limit if limit else 0)
 
     @staticmethod
-    def _endgame_counts(board: Board) -> tuple[tuple[int, int, int], int]:
+    def _endgame_counts(board: Board) -> tuple[tuple[int, int, int], int, int]:
         """The plies that draw under the five-move, sixteen-move and three-kings
-        rules (0: off), and the plies already played in the current position's
-        class of material (the classes of :mod:`damier.outcome`)."""
+        rules (0: off), the plies already played in the current position's class
+        of material (the classes of :mod:`damier.outcome`), and that class (0 none,
+        1 five-move, 2 sixteen-move, 3 + 4 * pieces three kings)."""
         rules = board.rules
         five, sixteen, three = (2 * n if n else 0 for n in (rules.five_moves_limit,
                                                              rules.sixteen_moves_limit,
@@ -1037,7 +1081,7 @@ class Engine:
                 if material_class(snap) != current:
                     break
                 done += 1
-        return limits, done
+        return limits, done, current
 
     def _run(self, board: Board, *, multipv: int, depth: int | None, nodes: int | None,
              movetime: float | None, clock: Clock | None,
@@ -1081,7 +1125,7 @@ class Engine:
                        infinite: bool, db_filter: bool = False) -> list[SearchResult]:
         start = time.monotonic()
         keys, rev, king_draw = self._history(board)
-        end_limits, end_done = self._endgame_counts(board)
+        end_limits, end_done, _ = self._endgame_counts(board)
         core = self._core
         tables = self._egdb_tables(board.variant)
         if tables is not None:

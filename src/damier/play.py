@@ -806,9 +806,11 @@ class PlaySession:
             self.say("no legal moves", "error")
             return
         board = self.board
+        verdict = self.engine.egdb_verdict(board)
         self.say(f"hint: {board.notation(result.best_move)} ({format_score(result.score)} for "
                  f"{COLOR_TITLES[board.turn]}, depth {result.depth}; line "
-                 f"{_pv_text(board, result.pv, 8)})", "hint")
+                 f"{_pv_text(board, result.pv, 8)})"
+                 + (f"; {verdict.text()}" if verdict is not None else ""), "hint")
 
     def _cmd_undo(self, args: str) -> None:
         game = self.game

@@ -636,6 +636,8 @@ class LiveGames:
 
         live.broadcast({"type": "analysis_started", "fen": fen, "ply": ply, "multipv": multipv})
         last_depth = 0
+        verdict = self.pool.egdb_verdict(board) if legal else None
+        database = verdict.text() if verdict is not None else None
         try:
             if not legal:
                 send({"type": "analysis", "fen": fen, "ply": ply, "depth": 0, "lines": [],
@@ -663,11 +665,12 @@ class LiveGames:
                                   "move": move_info(r.best_move, legal) if r.best_move else None})
                 last_depth = depth
                 send({"type": "analysis", "fen": fen, "ply": ply, "depth": depth,
-                      "nodes": sum(r.nodes for r in results), "lines": lines, "done": False})
+                      "nodes": sum(r.nodes for r in results), "lines": lines, "done": False,
+                      "database": database})
                 if all(r.is_win or r.is_loss for r in results[:1]) and depth >= 12:
                     break
             send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
-                  "lines": None, "done": True})
+                  "lines": None, "done": True, "database": database})
         except JobStopped:
             pass
         except Exception:  # pragma: no cover

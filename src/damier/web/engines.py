@@ -31,7 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from damier.board import Board
-from damier.egdb import EgdbSetting
+from damier.egdb import EgdbSetting, Verdict
 from damier.engine import Engine, SearchResult
 
 __all__ = ["EnginePool", "Job", "JobStopped", "PooledEngine"]
@@ -94,6 +94,7 @@ class EnginePool:
         self.hash_mb = hash_mb
         self.book = book
         self.egdb = egdb
+        self._verdicts: Engine | None = None   # probes the tables only (no search)
         self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
         self._created = 0
         self._lock = threading.Lock()
@@ -122,6 +123,17 @@ class EnginePool:
                     return Engine(hash_mb=self.hash_mb, level=10, book=self.book,
                                   egdb=self.egdb)
             return self._free.get()
+
+    def egdb_verdict(self, board: Board) -> Verdict | None:
+        """What the engines' endgame databases say of ``board`` (None: not held, or no
+        databases); a probe, no search: it does not wait for an engine."""
+        if not self.egdb:
+            return None
+        with self._lock:
+            if self._verdicts is None:
+                self._verdicts = Engine(hash_mb=1, egdb=self.egdb)
+            engine = self._verdicts
+        return engine.egdb_verdict(board)
 
     def submit(self, job: Job, fn: Callable[[Engine], T]) -> "Future[T]":
         """Queues ``fn(engine)``; raises :class:`JobStopped` (in the future) when ``job``

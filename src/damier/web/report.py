@@ -162,6 +162,13 @@ def _evaluate(board: Board, engine: Engine, depth: int | None,
         entry.update(score=result.score, depth=result.depth,
                      best=_move_json(best, legal) if best is not None else None,
                      pv=pv_texts(board, result.pv)[:PV_LENGTH], terminal=False)
+        # The endgame databases' value where they hold the position and no running
+        # count draws it first: exact, where the search's may not be.
+        verdict = engine.egdb_verdict(board)
+        if verdict is not None:
+            entry["database"] = verdict.text()
+            if verdict.score is not None:
+                entry["score"] = verdict.score
     ws = white_score(entry["score"], turn)
     entry.update(white_score=ws, score_text=format_score(ws))
     return entry

@@ -962,7 +962,8 @@
       });
       if (msg.lines.length) setEval(msg.lines[0].white_score, msg.lines[0].score_text);
     }
-    $("analysis-depth").textContent = msg.done ? `depth ${msg.depth} (done)` : `depth ${msg.depth}`;
+    $("analysis-depth").textContent = (msg.done ? `depth ${msg.depth} (done)` : `depth ${msg.depth}`)
+      + (msg.database ? ` · ${msg.database}` : "");
   }
 
   function requestAnalysis(force) {
