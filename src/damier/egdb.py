@@ -36,6 +36,19 @@ a probe is one look-up (no capture search). The rules are those of the core's
 move generator for the variant (men capturing backwards or not, flying or short kings,
 the majority rule or free choice); a player who cannot move (or has no piece) loses.
 
+Building on a Ray cluster
+-------------------------
+``damier egdb build --pieces 6 --ray --address HOST:PORT`` (``build(..., ray=True,
+address=...)``; a local Ray without ``--address``; Ray comes with ``damier[train]``) farms
+the pairs out as Ray tasks, level by level: a pair's level is one more than the highest
+level of the pairs its captures and promotions lead to, so the pairs of a level are
+independent. Each task loads only the tables its pair leads to, solves and verifies it
+with the compiled solver and writes its two files; the driver waits for a level before
+starting the next, shows the same progress, skips pairs already built and cancels the
+running tasks on Ctrl-C (a rerun resumes). The directory must be on a file system that
+the driver and every worker share, at the same path (NFS or the like), and every node
+needs the same damier; ``--threads`` is each task's threads (and Ray CPUs).
+
 File format (version 1, little-endian)
 --------------------------------------
 One file per signature, ``<directory>/<variant>/<signature>.egdb``, written to a
@@ -84,7 +97,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import NamedTuple, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from damier import _core
 from damier.board import Board
@@ -689,7 +702,8 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
           variant: str | Variant = DEFAULT_VARIANT, threads: int = 1,
           progress: bool | Callable[[BuildProgress], None] = False,
           stream: TextIO | None = None,
-          only: Collection[Signature] | None = None) -> list[SignatureReport]:
+          only: Collection[Signature] | None = None, ray: bool = False,
+          address: str | None = None) -> list[SignatureReport]:
     """Builds every table of 2 to ``pieces`` pieces of ``variant`` in
     ``<directory>/<variant>/``, in dependency order, with ``threads`` threads.
 
@@ -702,6 +716,11 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
     limits the build to these signatures (and their mirrors); the tables they lead to
     must be among them or built already (kings-only signatures lead only to kings-only
     ones).
+
+    ``ray=True`` (or an ``address``) farms the pairs out as Ray tasks, level by level
+    (:func:`_build_on_ray`): a local Ray by default, the cluster at ``address``
+    otherwise; ``threads`` is then each task's threads (and CPUs). The directory must be
+    on a file system every worker shares, at the same path.
     """
     v = get_variant(variant)
     if not 2 <= pieces <= MAX_PIECES:
@@ -715,6 +734,9 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
     if only is not None:
         wanted = set(only)
         pairs = [s for s in pairs if s in wanted or _mirror(s) in wanted]
+    if ray or address is not None:
+        return _build_on_ray(folder, v, pieces, pairs, threads=threads, progress=progress,
+                             stream=stream, address=address)
     tables = _core.EgTables(v.index)
     if only is not None:
         covered = set(pairs) | {_mirror(s) for s in pairs}
@@ -768,6 +790,185 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
     return reports
 
 
+# ---------------------------------------------------------------------------
+# Building on Ray: the pairs of a level as tasks
+# ---------------------------------------------------------------------------
+
+def _leads_to(signature: Signature) -> set[Signature]:
+    """The signatures outside its pair that a move of the pair of ``signature`` can
+    lead to (normalised for the side to move next): a promotion keeps the pieces and
+    turns a man into a king, a capture removes one or more of the other side's pieces
+    (and may end on the crowning row). A superset: not every one need be reachable.
+
+    >>> sorted(_leads_to((1, 0, 0, 1)))
+    [(0, 1, 0, 1)]
+    """
+    out: set[Signature] = set()
+    for a, b, c, d in {signature, _mirror(signature)}:
+        if a:
+            out.add((c, d, a - 1, b + 1))
+        for i in range(c + 1):
+            for j in range(d + 1):
+                if 0 < i + j < c + d:
+                    out.add((c - i, d - j, a, b))
+                    if a:
+                        out.add((c - i, d - j, a - 1, b + 1))
+    return out
+
+
+def _levels(pairs: list[Signature]) -> list[list[Signature]]:
+    """``pairs`` (in build order) grouped in levels: a pair's level is one more than the
+    highest level of the pairs among ``pairs`` that it leads to, so no pair depends on
+    another of its level.
+
+    >>> _levels(_pairs(2))
+    [[(0, 1, 0, 1)], [(0, 1, 1, 0)], [(1, 0, 1, 0)]]
+    """
+    owner = {t: s for s in pairs for t in (s, _mirror(s))}
+    depth: dict[Signature, int] = {}
+    for s in pairs:
+        below = [depth[owner[t]] for t in _leads_to(s) if t in owner]
+        depth[s] = 1 + max(below, default=-1)
+    levels: list[list[Signature]] = [[] for _ in range(1 + max(depth.values(), default=-1))]
+    for s in pairs:
+        levels[depth[s]].append(s)
+    return levels
+
+
+def _group(signature: Signature) -> list[Signature]:
+    return [signature] if _mirror(signature) == signature else [signature, _mirror(signature)]
+
+
+def _not_shared(path: Path) -> str:
+    import socket
+    return (f"{path} not found on {socket.gethostname()}: the database directory must be "
+            "on a file system that the Ray driver and every worker share, at the same path")
+
+
+def _build_pair(folder: str, variant: str, signature: Signature, needs: list[Signature],
+                threads: int) -> list[SignatureReport]:
+    """A Ray task: loads the tables ``needs`` from ``folder``, solves the pair of
+    ``signature``, verifies it and writes its files (atomically)."""
+    v = get_variant(variant)
+    where = Path(folder)
+    if not where.is_dir():
+        raise FileNotFoundError(_not_shared(where))
+    start = time.perf_counter()
+    tables = _core.EgTables(v.index)
+    for s in needs:
+        path = where / f"{signature_name(s)}{_SUFFIX}"
+        if not path.exists():
+            raise FileNotFoundError(_not_shared(path))
+        tables.add(s, _load(path, v, s))
+    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+    try:
+        solver = _solve(tables, signature, threads, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    group = _group(signature)
+    seconds = (time.perf_counter() - start) / len(group)
+    reports: list[SignatureReport] = []
+    for i, s in enumerate(group):
+        path = where / f"{signature_name(s)}{_SUFFIX}"
+        for stale in where.glob(f".{path.name}.*.tmp"):   # left by a cancelled task
+            stale.unlink(missing_ok=True)
+        values = solver.values0 if i == 0 else solver.values1
+        size = _write_table(path, v, s, values)
+        wins, draws, losses, _unused, longest = _core.egdb_counts(values)
+        reports.append(SignatureReport(s, len(values) // 2, wins, draws, losses, longest,
+                                       size, seconds, False))
+    return reports
+
+
+def _built_report(path: Path, variant: Variant, signature: Signature) -> SignatureReport:
+    """The report of a table built before, from its header (the checksum is checked
+    when a task loads it)."""
+    with open(path, "rb") as f:
+        info = _read_header(f.read(HEADER.size), path)
+    if info.variant != variant.name or info.signature != signature:
+        raise TableError(f"{path}: a table of {info.variant} {signature_name(info.signature)},"
+                         f" not {variant.name} {signature_name(signature)}")
+    return SignatureReport(signature, info.positions, info.wins, info.draws, info.losses,
+                           info.longest, path.stat().st_size, 0.0, True)
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("building on Ray needs Ray: pip install 'damier[train]'") from None
+    return ray
+
+
+def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signature], *,
+                  threads: int, progress: bool | Callable[[BuildProgress], None],
+                  stream: TextIO | None, address: str | None) -> list[SignatureReport]:
+    """:func:`build` with each level's pairs as Ray tasks (``threads`` CPUs each). A
+    level starts when the one before it is written; a pair whose files are there is
+    skipped; an exception in the driver (Ctrl-C, a progress callback's) cancels the
+    running tasks."""
+    ray = _import_ray()
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "configure_logging": False}
+        if address:
+            kwargs["address"] = address
+        ray.init(**kwargs)
+    task = ray.remote(num_cpus=threads)(_build_pair)
+    callback = progress if callable(progress) else None
+    bar = ProgressBar(f"egdb {variant.name} {pieces} pieces (Ray)", total=len(pairs),
+                      stream=stream or sys.stderr, enabled=progress is True)
+    found: dict[Signature, list[SignatureReport]] = {}
+    done = 0
+
+    def finished(signature: Signature, reports: list[SignatureReport], skipped: bool) -> None:
+        nonlocal done
+        done += 1
+        found[signature] = reports
+        names = "/".join(signature_name(s) for s in _group(signature))
+        bar.update(names, advance=1, line=f"{names}: {'already built' if skipped else 'built'}"
+                                          f" ({done}/{len(pairs)})")
+        if callback is not None:
+            callback(BuildProgress(done, len(pairs), signature, skipped))
+
+    pending: dict[Any, Signature] = {}
+    try:
+        for level in _levels(pairs):
+            for signature in level:
+                paths = [folder / f"{signature_name(s)}{_SUFFIX}" for s in _group(signature)]
+                if all(p.exists() for p in paths):
+                    finished(signature, [_built_report(p, variant, s)
+                                         for s, p in zip(_group(signature), paths)], True)
+                    continue
+                needs = sorted(s for s in _leads_to(signature)
+                               if (folder / f"{signature_name(s)}{_SUFFIX}").exists())
+                ref = task.remote(str(folder), variant.name, signature, needs, threads)
+                pending[ref] = signature
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    signature = pending.pop(ref)
+                    names = "/".join(signature_name(s) for s in _group(signature))
+                    try:
+                        reports = ray.get(ref)
+                    except ray.exceptions.RayTaskError as exc:
+                        raise RuntimeError(f"{names}: {exc.cause}") from None
+                    except ray.exceptions.RayError as exc:
+                        first = str(exc).strip().splitlines()[:1]
+                        raise RuntimeError(f"{names}: {' '.join(first)}") from None
+                    for r in reports:
+                        path = folder / f"{signature_name(r.signature)}{_SUFFIX}"
+                        if not path.exists():
+                            raise RuntimeError(_not_shared(path))
+                    finished(signature, reports, False)
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        bar.close()
+    return [r for s in pairs for r in found[s]]
+
+
 def verify(directory: str | os.PathLike[str] | None = None, *,
            variant: str | Variant = DEFAULT_VARIANT,
            threads: int = 1) -> dict[Signature, int]:
@@ -812,6 +1013,11 @@ def add_egdb_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     b.add_argument("--dir", help=dir_help)
     b.add_argument("--threads", type=int, default=1, help="threads (default 1)")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
+    b.add_argument("--ray", action="store_true",
+                   help="run the signatures of each level as Ray tasks (a local Ray unless "
+                   "--address; needs damier[train]; --threads is then per task)")
+    b.add_argument("--address", help="Ray cluster to join (implies --ray; the directory "
+                   "must be shared by every node, at the same path)")
     i = cmds.add_parser("info", help="list the tables of a directory")
     i.add_argument("--dir", help=dir_help)
     i.add_argument("--variant", default=None, help="only this variant")
@@ -849,7 +1055,11 @@ def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     start = time.perf_counter()
     try:
         reports = build(root, pieces=args.pieces, variant=variant, threads=args.threads,
-                        progress=not args.no_progress, stream=err)
+                        progress=not args.no_progress, stream=err,
+                        ray=args.ray or args.address is not None, address=args.address)
+    except ImportError as exc:
+        err.write(f"damier egdb build: {exc}\n")
+        return 2
     except KeyboardInterrupt:
         err.write(f"\ninterrupted: the finished tables are kept in {root / variant.name}; "
                   "run the same command again to resume\n")
