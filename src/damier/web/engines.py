@@ -191,5 +191,9 @@ class PooledEngine:
 
         return self.pool.submit(self.job, run).result()
 
+    def egdb_verdict(self, board: Board) -> Verdict | None:
+        """The pool's endgame databases' value of ``board`` (a probe: no turn to wait)."""
+        return self.pool.egdb_verdict(board)
+
     def stop(self) -> None:
         self.job.stop()
