@@ -356,3 +356,12 @@ def test_default_directory_gets_its_small_tables_at_first_use(
     empty.mkdir()
     assert Engine(hash_mb=1, egdb=empty).search(Board("W:WK46:BK5"), depth=2).tbhits is None
     assert list(empty.iterdir()) == []
+
+
+def test_weak_levels_play_without_the_tables(tables: Path) -> None:
+    board = Board("W:WK28,K33:BK5")
+    assert Engine(hash_mb=1, egdb=tables, level=5).search(board, depth=2).tbhits is None
+    assert Engine(hash_mb=1, egdb=tables, level=8).search(board, depth=2).tbhits is not None
+    # an analysis is at full strength, tables included
+    info = Engine(hash_mb=1, egdb=tables, level=5).analyse(board, Limit(depth=2))
+    assert "tbhits" in info

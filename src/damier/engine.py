@@ -549,7 +549,8 @@ LEVELS: dict[int, Level] = {
 """Level 1 ("a beginner can win") to 10 (full strength)."""
 
 BOOK_MIN_LEVEL = 8
-"""The lowest level that plays from an opening book. Levels 8-10 pick among
+"""The lowest level that plays from an opening book and probes endgame databases in
+its games (its analyses always may). Levels 8-10 pick among
 moves at most 10 centi-men worse than the best (or the best), as a book with its
 usual margin does; the weaker levels search a few plies and pick among worse
 moves on purpose, and a book would make them play the opening like masters and
@@ -1096,8 +1097,10 @@ class Engine:
             if ticket is None:
                 ticket = self._request()
             level = LEVELS[self.level] if weaken else LEVELS[10]
-            # One best move asked for: the tables may leave out moves of a worse
-            # value; an analysis of several lines shows every move.
+            # The endgame tables: not for the weak levels (as the book, they would
+            # play endings like a master); at the root, with one best move asked
+            # for, they leave out moves of a worse value (several lines: every move).
+            db_use = not weaken or self.level >= BOOK_MIN_LEVEL
             db_filter = multipv == 1
             if level.depth is not None:
                 depth = min(depth, level.depth) if depth is not None else level.depth
@@ -1107,7 +1110,7 @@ class Engine:
                 results = self._search_locked(board, ticket, multipv=multipv, depth=depth,
                                               nodes=nodes, movetime=movetime, clock=clock,
                                               info=info, infinite=infinite,
-                                              db_filter=db_filter)
+                                              db_filter=db_filter, db_use=db_use)
         finally:
             if ticket is not None:
                 with self._state:
@@ -1122,12 +1125,13 @@ class Engine:
     def _search_locked(self, board: Board, ticket: _Ticket, *, multipv: int, depth: int | None,
                        nodes: int | None, movetime: float | None, clock: Clock | None,
                        info: Callable[[SearchInfo], Any] | None,
-                       infinite: bool, db_filter: bool = False) -> list[SearchResult]:
+                       infinite: bool, db_filter: bool = False,
+                       db_use: bool = True) -> list[SearchResult]:
         start = time.monotonic()
         keys, rev, king_draw = self._history(board)
         end_limits, end_done, _ = self._endgame_counts(board)
         core = self._core
-        tables = self._egdb_tables(board.variant)
+        tables = self._egdb_tables(board.variant) if db_use else None
         if tables is not None:
             core.set_egdb(tables[0], min(self.egdb_pieces, tables[1]))
         else:
