@@ -67,8 +67,7 @@ ctypedef struct EvalTables:
     uint64_t diagonal        # the main (long) diagonal
     uint64_t outpost[2]      # squares where an outpost counts, [black, white]
     uint64_t cone[2][64]     # squares ahead of a man on a bit, [black, white]
-    uint64_t row_bits[2][4]  # [colour][j]: the squares whose row, counted from the
-                             # colour's first row, has bit j set (advancement)
+    uint64_t row_bits[4]     # the squares whose row (0 at the top) has bit j set
 
 # Parallel bit extract (BMI2) gathers an area's 8 squares in one instruction,
 # where the folds of ``area_bits`` take a dozen. Not on AMD before Zen 3, whose
@@ -168,10 +167,8 @@ cdef void _init_eval_tables(int v):
         if r == size // 2:
             t.outpost[0] |= bit
         for k in range(4):
-            if (size - 1 - r) >> k & 1:     # White starts on the bottom row
-                t.row_bits[1][k] |= bit
             if r >> k & 1:
-                t.row_bits[0][k] |= bit
+                t.row_bits[k] |= bit
         for s2 in range(1, g.nsq + 1):
             r2 = (s2 - 1) // g.per_row
             c2 = 2 * ((s2 - 1) % g.per_row) + (1 if r2 % 2 == 0 else 0)
@@ -272,6 +269,14 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
     cdef int king = 0, sight = 0, diagonal = 0, balance = 0, blocked = 0, runaway = 0
     cdef int outpost = 0, breakthrough = 0, mobility = 0, advancement = 0
     f[0] = popcount(p.pieces[1] & ~p.kings) - popcount(p.pieces[0] & ~p.kings)
+    # Advancement: the rows the men have advanced from their first row, White's
+    # (size - 1 - r for a man on row r, counted from the top) minus Black's (r):
+    # (size - 1) * White's men - the sum of r over all men, that sum taken bit by
+    # bit of r.
+    men = (p.pieces[0] | p.pieces[1]) & ~p.kings
+    for j in range(4):
+        advancement -= popcount(men & t.row_bits[j]) << j
+    advancement += (g.size - 1) * popcount(p.pieces[1] & ~p.kings)
     f[10] = 0
     if (p.pieces[0] & p.kings) and (p.pieces[1] & p.kings):
         f[10] = popcount(p.pieces[1]) - popcount(p.pieces[0])
@@ -285,18 +290,13 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
             diagonal += sign * popcount(kings & t.diagonal)
         if men == 0:
             continue
-        i = popcount(men & t.left) - popcount(men & ~t.left)
+        i = 2 * popcount(men & t.left) - popcount(men)
         balance += sign * (i if i >= 0 else -i)
         fwd0 = 0 if c == 1 else 2
         step0 = men & sh_back(g, empty, fwd0)
         step1 = men & sh_back(g, empty, fwd0 + 1)
         blocked += sign * popcount(men & ~(step0 | step1))
         mobility += sign * (popcount(step0) + popcount(step1))
-        # Advancement: the sum of the men's rows, bit by bit of the row number.
-        i = 0
-        for j in range(4):
-            i += popcount(men & t.row_bits[c][j]) << j
-        advancement += sign * i
         enemies_ahead(t, p.pieces[1 - c], c, &one, &two)
         if p.pieces[1 - c] & p.kings:
             breakthrough += sign * popcount(men & ~two)
@@ -354,7 +354,7 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     computed directly for speed."""
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int i, k, iw, ib, phase, sign, po = 0, pe = 0
+    cdef int i, k, iw, ib, phase, sign, po = 0, pe = 0, vw, vb
     cdef int64_t so, se, score
     cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
     term_features(g, p, f)
@@ -364,8 +364,12 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     for k in range(t.npat):
         iw = area_index_w(t, wm, bm, k)
         ib = area_index_b(t, wm, bm, k)
-        po += w.pat[k][iw][0] - w.pat[k][ib][0]
-        pe += w.pat[k][iw][1] - w.pat[k][ib][1]
+        # The opening and endgame weights of a state in one load (little-endian,
+        # as EvalWeights reads them).
+        vw = (<const int32_t*>&w.pat[k][iw][0])[0]
+        vb = (<const int32_t*>&w.pat[k][ib][0])[0]
+        po += <int16_t>vw - <int16_t>vb
+        pe += (vw >> 16) - (vb >> 16)
     so = po
     se = pe
     for i in range(NTERMS):
