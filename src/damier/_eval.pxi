@@ -67,7 +67,7 @@ ctypedef struct EvalTables:
     uint64_t diagonal        # the main (long) diagonal
     uint64_t outpost[2]      # squares where an outpost counts, [black, white]
     uint64_t cone[2][64]     # squares ahead of a man on a bit, [black, white]
-    uint64_t row_bits[4]     # the squares whose row (0 at the top) has bit j set
+    uint64_t row_bits[4]     # [j]: the squares whose row (0 at the top) has bit j set
 
 # Parallel bit extract (BMI2) gathers an area's 8 squares in one instruction,
 # where the folds of ``area_bits`` take a dozen. Not on AMD before Zen 3, whose
@@ -305,7 +305,8 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
             breakthrough += sign * popcount(men & one & ~two)
         # Outposts: men on the outpost row whose squares behind (those on the
         # board) all hold pieces of their own colour; weak: the squares with a
-        # square behind that does not.
+        # square behind that does not (a shift that leaves the board lands on a
+        # ghost bit, outside g.mask).
         x = g.mask & ~p.pieces[c]
         weak = sh_back(g, x, 2 - fwd0) | sh_back(g, x, 3 - fwd0)
         outpost += sign * popcount(men & t.outpost[c] & ~weak)
