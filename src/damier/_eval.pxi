@@ -32,7 +32,7 @@ DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men
 # that is its own half-turn, the centre one on 8 x 8, is scored from both
 # sides). The squares of an area lie two by two on four rows, two consecutive
 # bits per row, so an area's men are a shift, a mask and three folds away
-# (see ``area_bits``).
+# (see ``area_bits``), or one parallel bit extract (pext) where it is fast.
 
 EVAL_TERM_NAMES = (
     "man",            # men
@@ -56,17 +56,35 @@ ctypedef struct EvalW:
 
 ctypedef struct EvalTables:
     int initial_men
+    int16_t phase[65]        # the game phase by the number of men (a table: no division)
     int npat                 # weight tables in use
     int fold[3]              # shifts that bring rows 2, 3 and 4 of an area next to row 1
     int area_w[MAXPAT]       # lowest bit of the area White sees with table k
     int area_b[MAXPAT]       # lowest bit of the same area turned, seen by Black
+    uint64_t mask_w[MAXPAT]  # the squares of area_w[k] as a bitboard (for pext)
+    uint64_t mask_b[MAXPAT]  # the squares of area_b[k]
     uint64_t left            # left half of the board (as White sees it)
     uint64_t diagonal        # the main (long) diagonal
     uint64_t outpost[2]      # squares where an outpost counts, [black, white]
     uint64_t cone[2][64]     # squares ahead of a man on a bit, [black, white]
-    uint64_t behind[2][64]   # the two squares diagonally behind a man
-    uint64_t rows[2][16]     # [colour][rows advanced from the colour's first row]
-    int nrows
+    uint64_t row_bits[4]     # [j]: the squares whose row (0 at the top) has bit j set
+
+# Parallel bit extract (BMI2) gathers an area's 8 squares in one instruction,
+# where the folds of ``area_bits`` take a dozen. Not on AMD before Zen 3, whose
+# pext is microcoded and slower than the folds.
+cdef extern from *:
+    """
+    #if defined(__BMI2__) && !defined(__znver1__) && !defined(__znver2__)
+    #include <immintrin.h>
+    #define DM_FAST_PEXT 1
+    static inline unsigned long long dm_pext(unsigned long long x, unsigned long long m) { return _pext_u64(x, m); }
+    #else
+    #define DM_FAST_PEXT 0
+    static inline unsigned long long dm_pext(unsigned long long x, unsigned long long m) { return 0; }
+    #endif
+    """
+    const int FAST_PEXT "DM_FAST_PEXT"
+    uint64_t pext "dm_pext"(uint64_t x, uint64_t m) nogil
 
 cdef EvalTables ETAB[MAX_VARIANTS]
 cdef EvalW* EVALW[MAX_VARIANTS]        # the weights every search uses unless given its own
@@ -98,6 +116,16 @@ cdef inline int area_bit(const Geo* g, int row, int col) noexcept:
     return row * g.per_row + row // 2 + col // 2
 
 
+cdef uint64_t area_mask(const EvalTables* t, int base) noexcept:
+    """The squares of the area whose lowest bit is ``base``: the bits that
+    ``area_bits`` gathers, in the same (rising) order."""
+    cdef uint64_t m = 0
+    cdef int j
+    for j in range(8):
+        m |= (<uint64_t>1) << (base + j + (t.fold[j // 2 - 1] if j >= 2 else 0))
+    return m
+
+
 cdef void _init_eval_tables(int v):
     cdef Geo* g = &GEOS[v]
     cdef EvalTables* t = &ETAB[v]
@@ -105,7 +133,8 @@ cdef void _init_eval_tables(int v):
     cdef uint64_t bit
     memset(t, 0, sizeof(EvalTables))
     t.initial_men = 2 * (g.nsq // 2 - g.per_row)
-    t.nrows = size
+    for n in range(65):
+        t.phase[n] = PHASE_ONE if n >= t.initial_men else n * PHASE_ONE // t.initial_men
     # Areas at even rows and columns; table k pairs area (r, c) seen by White
     # with (size-4-r, size-4-c) seen by Black. Representatives: the areas that
     # come first in reading order among each half-turn pair.
@@ -120,6 +149,8 @@ cdef void _init_eval_tables(int v):
             if (r, c) <= (r2, c2):
                 t.area_w[n] = area_bit(g, r, c)
                 t.area_b[n] = area_bit(g, r2, c2)
+                t.mask_w[n] = area_mask(t, t.area_w[n])
+                t.mask_b[n] = area_mask(t, t.area_b[n])
                 n += 1
     t.npat = n
     for s in range(1, g.nsq + 1):
@@ -135,8 +166,9 @@ cdef void _init_eval_tables(int v):
             t.outpost[1] |= bit
         if r == size // 2:
             t.outpost[0] |= bit
-        t.rows[1][size - 1 - r] |= bit  # White starts on the bottom row
-        t.rows[0][r] |= bit
+        for k in range(4):
+            if r >> k & 1:
+                t.row_bits[k] |= bit
         for s2 in range(1, g.nsq + 1):
             r2 = (s2 - 1) // g.per_row
             c2 = 2 * ((s2 - 1) % g.per_row) + (1 if r2 % 2 == 0 else 0)
@@ -144,10 +176,6 @@ cdef void _init_eval_tables(int v):
                 t.cone[1][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
             if r2 > r and abs(c2 - c) <= r2 - r:
                 t.cone[0][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
-            if r2 == r + 1 and abs(c2 - c) == 1:
-                t.behind[1][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
-            if r2 == r - 1 and abs(c2 - c) == 1:
-                t.behind[0][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
 
 
 cdef void _default_eval_params(int v):
@@ -172,16 +200,22 @@ cdef inline uint64_t area_bits(const EvalTables* t, uint64_t x) noexcept nogil:
             | ((x >> t.fold[2]) & <uint64_t>0x000000C0000000C0))
 
 
-cdef inline int area_index_w(const EvalTables* t, uint64_t wm, uint64_t bm, int base) noexcept nogil:
-    """White's view of an area: own (White) men digit 1, Black's men digit 2."""
+cdef inline int area_index_w(const EvalTables* t, uint64_t wm, uint64_t bm, int k) noexcept nogil:
+    """White's view of area_w[k]: own (White) men digit 1, Black's men digit 2."""
+    if FAST_PEXT:
+        return TERN[pext(wm, t.mask_w[k])] + 2 * TERN[pext(bm, t.mask_w[k])]
+    cdef int base = t.area_w[k]
     cdef uint64_t x = ((wm >> base) & <uint64_t>0xFFFFFFFF) | (((bm >> base) & <uint64_t>0xFFFFFFFF) << 32)
     x = area_bits(t, x)
     return TERN[x & 255] + 2 * TERN[(x >> 32) & 255]
 
 
-cdef inline int area_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int base) noexcept nogil:
-    """Black's view of an area turned half a turn: own (Black) men digit 1,
+cdef inline int area_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int k) noexcept nogil:
+    """Black's view of area_b[k] turned half a turn: own (Black) men digit 1,
     White's men digit 2, the squares in reverse order."""
+    if FAST_PEXT:
+        return TERN_REV[pext(bm, t.mask_b[k])] + 2 * TERN_REV[pext(wm, t.mask_b[k])]
+    cdef int base = t.area_b[k]
     cdef uint64_t x = ((bm >> base) & <uint64_t>0xFFFFFFFF) | (((wm >> base) & <uint64_t>0xFFFFFFFF) << 32)
     x = area_bits(t, x)
     return TERN_REV[x & 255] + 2 * TERN_REV[(x >> 32) & 255]
@@ -201,53 +235,91 @@ cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcep
 
 
 cdef inline int eval_phase(const EvalTables* t, int nmen) noexcept nogil:
-    if nmen >= t.initial_men:
-        return PHASE_ONE
-    return nmen * PHASE_ONE // t.initial_men
+    return t.phase[nmen]
+
+
+cdef inline void enemies_ahead(const EvalTables* t, uint64_t enemies, int c, uint64_t* one,
+                               uint64_t* two) noexcept nogil:
+    """The squares where a man of colour ``c`` has at least one (``one``) and at
+    least two (``two``) of ``enemies`` in its path to the crowning row (its cone,
+    ``t.cone[c]``). A man on x has the enemy e in its cone exactly when x is in
+    the cone of a man of the other colour on e: a loop over the enemies, two at
+    a time (bit 63 is never a square, and its cones are empty)."""
+    cdef uint64_t x = enemies, c1, c2, o = 0, w = 0
+    cdef const uint64_t* cone = t.cone[1 - c]
+    while x:
+        c1 = cone[ctz(x)]
+        x &= x - 1
+        c2 = cone[ctz(x | (<uint64_t>1 << 63))]
+        x &= x - 1
+        w |= (o & (c1 | c2)) | (c1 & c2)
+        o |= c1 | c2
+    one[0] = o
+    two[0] = w
 
 
 cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
-    """Fills ``f[NTERMS]``: the terms, White minus Black."""
+    """Fills ``f[NTERMS]``: the terms, White minus Black. Bitboard sets and
+    popcounts, no loop over the men, and sums in locals (the search spends a
+    good part of its time here)."""
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef uint64_t empty = g.mask & ~(p.pieces[0] | p.pieces[1])
-    cdef uint64_t men, kings, x, b, step0, step1, enemy_kings
-    cdef int c, sign, i, fwd0, enemies, r
-    cdef int nk0 = popcount(p.pieces[0] & p.kings), nk1 = popcount(p.pieces[1] & p.kings)
-    for i in range(NTERMS):
-        f[i] = 0
-    if nk0 and nk1:
+    cdef uint64_t men, kings, x, step0, step1, one, two, weak
+    cdef int c, sign, i, j, fwd0
+    cdef int king = 0, sight = 0, diagonal = 0, balance = 0, blocked = 0, runaway = 0
+    cdef int outpost = 0, breakthrough = 0, mobility = 0, advancement = 0
+    f[0] = popcount(p.pieces[1] & ~p.kings) - popcount(p.pieces[0] & ~p.kings)
+    # Advancement: the rows the men have advanced from their first row, White's
+    # (size - 1 - r for a man on row r, counted from the top) minus Black's (r):
+    # (size - 1) * White's men - the sum of r over all men, that sum taken bit by
+    # bit of r.
+    men = (p.pieces[0] | p.pieces[1]) & ~p.kings
+    for j in range(4):
+        advancement -= popcount(men & t.row_bits[j]) << j
+    advancement += (g.size - 1) * popcount(p.pieces[1] & ~p.kings)
+    f[10] = 0
+    if (p.pieces[0] & p.kings) and (p.pieces[1] & p.kings):
         f[10] = popcount(p.pieces[1]) - popcount(p.pieces[0])
     for c in range(2):
         sign = 1 if c == 1 else -1
         men = p.pieces[c] & ~p.kings
         kings = p.pieces[c] & p.kings
-        f[0] += sign * popcount(men)
         if kings:
-            f[1] += sign * popcount(kings)
-            f[2] += sign * king_sight(g, kings, empty)
-            f[3] += sign * popcount(kings & t.diagonal)
-        i = popcount(men & t.left) - popcount(men & ~t.left)
-        f[4] += sign * (i if i >= 0 else -i)
+            king += sign * popcount(kings)
+            sight += sign * king_sight(g, kings, empty)
+            diagonal += sign * popcount(kings & t.diagonal)
+        if men == 0:
+            continue
+        i = 2 * popcount(men & t.left) - popcount(men)
+        balance += sign * (i if i >= 0 else -i)
         fwd0 = 0 if c == 1 else 2
         step0 = men & sh_back(g, empty, fwd0)
         step1 = men & sh_back(g, empty, fwd0 + 1)
-        f[5] += sign * popcount(men & ~(step0 | step1))
-        f[9] += sign * (popcount(step0) + popcount(step1))
-        for r in range(1, t.nrows):
-            f[11] += sign * r * popcount(men & t.rows[c][r])
-        enemy_kings = p.pieces[1 - c] & p.kings
-        x = men
-        while x:
-            b = x & (~x + 1)
-            x ^= b
-            i = ctz(b)
-            enemies = popcount(t.cone[c][i] & p.pieces[1 - c])
-            if enemies == 0 and enemy_kings == 0:
-                f[6] += sign
-            elif enemies <= 1:
-                f[8] += sign
-            if (b & t.outpost[c]) and (t.behind[c][i] & ~p.pieces[c]) == 0:
-                f[7] += sign
+        blocked += sign * popcount(men & ~(step0 | step1))
+        mobility += sign * (popcount(step0) + popcount(step1))
+        enemies_ahead(t, p.pieces[1 - c], c, &one, &two)
+        if p.pieces[1 - c] & p.kings:
+            breakthrough += sign * popcount(men & ~two)
+        else:
+            runaway += sign * popcount(men & ~one)
+            breakthrough += sign * popcount(men & one & ~two)
+        # Outposts: men on the outpost row whose squares behind (those on the
+        # board) all hold pieces of their own colour; weak: the squares with a
+        # square behind that does not (a shift that leaves the board lands on a
+        # ghost bit, outside g.mask).
+        x = g.mask & ~p.pieces[c]
+        weak = sh_back(g, x, 2 - fwd0) | sh_back(g, x, 3 - fwd0)
+        outpost += sign * popcount(men & t.outpost[c] & ~weak)
+    f[1] = king
+    f[2] = sight
+    f[3] = diagonal
+    f[4] = balance
+    f[5] = blocked
+    f[6] = runaway
+    f[7] = outpost
+    f[8] = breakthrough
+    f[9] = mobility
+    f[11] = advancement
 
 
 cdef inline int eval_divisor_shift(const Geo* g, const Pos* p) noexcept nogil:
@@ -283,18 +355,27 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     computed directly for speed."""
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int i, k, iw, ib, phase, sign
-    cdef int64_t so = 0, se = 0, score
+    cdef int i, k, iw, ib, phase, sign, po = 0, pe = 0, vw, vb
+    cdef int64_t so, se, score
     cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
     term_features(g, p, f)
+    # The patterns before the terms: the loads of f wait for term_features'
+    # stores, and the patterns need nothing from them.
+    # In int: at most 16 weights of 16 bits each way.
+    for k in range(t.npat):
+        iw = area_index_w(t, wm, bm, k)
+        ib = area_index_b(t, wm, bm, k)
+        # The opening and endgame weights of a state in one load (little-endian,
+        # as EvalWeights reads them).
+        vw = (<const int32_t*>&w.pat[k][iw][0])[0]
+        vb = (<const int32_t*>&w.pat[k][ib][0])[0]
+        po += <int16_t>vw - <int16_t>vb
+        pe += (vw >> 16) - (vb >> 16)
+    so = po
+    se = pe
     for i in range(NTERMS):
         so += w.term[i][0] * f[i]
         se += w.term[i][1] * f[i]
-    for k in range(t.npat):
-        iw = area_index_w(t, wm, bm, t.area_w[k])
-        ib = area_index_b(t, wm, bm, t.area_b[k])
-        so += w.pat[k][iw][0] - w.pat[k][ib][0]
-        se += w.pat[k][iw][1] - w.pat[k][ib][1]
     sign = 1 if p.turn == 1 else -1
     so += sign * w.side[0]
     se += sign * w.side[1]
@@ -425,9 +506,9 @@ def eval_trace(CoreBoard board):
             feats.append(i)
             counts.append(f[i])
     for k in range(t.npat):
-        feats.append(NTERMS + k * PSTATES + area_index_w(t, wm, bm, t.area_w[k]))
+        feats.append(NTERMS + k * PSTATES + area_index_w(t, wm, bm, k))
         counts.append(1)
-        feats.append(NTERMS + k * PSTATES + area_index_b(t, wm, bm, t.area_b[k]))
+        feats.append(NTERMS + k * PSTATES + area_index_b(t, wm, bm, k))
         counts.append(-1)
     feats.append(eval_nfeatures(g.variant) - 1)
     counts.append(1 if p.turn == 1 else -1)
@@ -526,10 +607,10 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
                     counts[i, col] = <int16_t>f[j]
                     col += 1
             for k in range(t.npat):
-                feats[i, col] = NTERMS + k * PSTATES + area_index_w(t, wm, bm, t.area_w[k])
+                feats[i, col] = NTERMS + k * PSTATES + area_index_w(t, wm, bm, k)
                 counts[i, col] = 1
                 col += 1
-                feats[i, col] = NTERMS + k * PSTATES + area_index_b(t, wm, bm, t.area_b[k])
+                feats[i, col] = NTERMS + k * PSTATES + area_index_b(t, wm, bm, k)
                 counts[i, col] = -1
                 col += 1
             feats[i, col] = NTERMS + t.npat * PSTATES
