@@ -9,6 +9,7 @@ Run by hand from the repository root (takes a while: about 10 s per game at
     sh benchmarks/make_baseline.sh                                    # once: the baseline
     PYTHONPATH=src python benchmarks/strength.py --only baseline --games 2000 --sprt 0 10
     PYTHONPATH=src python benchmarks/strength.py --only baseline,dame --games 400 --resume-dir runs/
+    PYTHONPATH=src python benchmarks/strength.py --only baseline --a-options egdb=DIR
 
 Matches (engine A first; the score and Elo are A's):
 
@@ -99,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
                         "directory)")
     parser.add_argument("--egdb-pieces", type=int, default=4, metavar="N",
                         help="the egdb match probes up to N pieces (default 4)")
+    parser.add_argument("--a-options", default="", metavar="OPTS",
+                        help="more options for damier as engine A of the dame and baseline "
+                        "matches, e.g. egdb=DIR (its endgame databases)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
@@ -153,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             a = (f"damier:egdb={folder},egdb_pieces={args.egdb_pieces},"
                  f"name=damier egdb {args.egdb_pieces}")
+        if args.a_options and a == "damier":
+            a = f"damier:{args.a_options}"
         sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
         print(f"[{name}] {a} vs {b}: {'at most ' if sprt else ''}{args.games} games at "
               f"{args.movetime:g} s/move, concurrency {args.concurrency}"
