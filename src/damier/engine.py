@@ -60,7 +60,7 @@ from damier.evalfile import Weights, shipped_weights
 from damier.outcome import _FIVE, _SIXTEEN, _is_three_kings_vs_king, _lone_king_class
 from damier.piece import WHITE, Color
 from damier.score import Cm, Loss, PovScore, Score, Win
-from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant
+from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
 __all__ = ["Engine", "AsyncEngine", "AsyncAnalysis", "Clock", "Limit", "PlayResult", "InfoDict",
            "AnalysisResult",
@@ -743,6 +743,11 @@ class Engine:
         else:
             raise TypeError(f"egdb must be a bool or a directory, not {type(egdb).__name__}")
 
+    def load_egdb(self, variant: str | Variant = DEFAULT_VARIANT) -> bool:
+        """Reads the endgame tables of ``variant`` into memory now (the first search
+        would); True when there are tables. A Hub engine does it at ``init``."""
+        return self._egdb_tables(get_variant(variant)) is not None
+
     def _egdb_tables(self, variant: Variant) -> tuple[EgTables, int] | None:
         """The in-memory tables of ``variant`` and the most pieces to probe, or None."""
         if self.egdb is None:
@@ -1127,11 +1132,13 @@ class Engine:
                        info: Callable[[SearchInfo], Any] | None,
                        infinite: bool, db_filter: bool = False,
                        db_use: bool = True) -> list[SearchResult]:
+        # The tables first: reading them into memory (once per process) is not the
+        # search's time.
+        tables = self._egdb_tables(board.variant) if db_use else None
         start = time.monotonic()
         keys, rev, king_draw = self._history(board)
         end_limits, end_done, _ = self._endgame_counts(board)
         core = self._core
-        tables = self._egdb_tables(board.variant) if db_use else None
         if tables is not None:
             core.set_egdb(tables[0], min(self.egdb_pieces, tables[1]))
         else:

@@ -464,6 +464,7 @@ class HubServer:
     def _apply_egdb(self, engine: Engine) -> None:
         if self.bb_size >= 2:
             engine.set_egdb(self.egdb_dir, pieces=self.bb_size)
+            engine.load_egdb(self.variant)   # before "ready", not in a game's first move
         else:
             engine.set_egdb(None)
 
