@@ -909,7 +909,8 @@ def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signa
     skipped; an exception in the driver (Ctrl-C, a progress callback's) cancels the
     running tasks."""
     ray = _import_ray()
-    if not ray.is_initialized():
+    started = not ray.is_initialized()
+    if started:
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "configure_logging": False}
         if address:
@@ -966,6 +967,8 @@ def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signa
         for ref in pending:
             ray.cancel(ref, force=True)
         bar.close()
+        if started:
+            ray.shutdown()   # here, not at exit: a Ctrl-C during it is reported as a stop
     return [r for s in pairs for r in found[s]]
 
 

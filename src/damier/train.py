@@ -237,7 +237,8 @@ def _run_tasks_ray(chunks: list[int], settings: SelfplaySettings, weights: str |
                    done: Callable[[int, dict[str, Any]], None]) -> None:
     import ray
 
-    if not ray.is_initialized():
+    started = not ray.is_initialized()
+    if started:
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "configure_logging": False}
         if address:
@@ -256,6 +257,10 @@ def _run_tasks_ray(chunks: list[int], settings: SelfplaySettings, weights: str |
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
+        if started:
+            # Here rather than at exit: a Ctrl-C during the shutdown is then this
+            # run's to report ("stopped"), not a traceback from an exit handler.
+            ray.shutdown()
 
 
 def _run_tasks_local(chunks: list[int], settings: SelfplaySettings, weights: str | None,
