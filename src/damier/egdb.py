@@ -102,6 +102,7 @@ from typing import Any, NamedTuple, TextIO
 from damier import _core
 from damier.board import Board
 from damier.progress import ProgressBar
+from damier.raytasks import start_ray
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
 __all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "BuildProgress",
@@ -893,14 +894,6 @@ def _built_report(path: Path, variant: Variant, signature: Signature) -> Signatu
                            info.longest, path.stat().st_size, 0.0, True)
 
 
-def _import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise ImportError("building on Ray needs Ray: pip install 'damier[train]'") from None
-    return ray
-
-
 def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signature], *,
                   threads: int, progress: bool | Callable[[BuildProgress], None],
                   stream: TextIO | None, address: str | None) -> list[SignatureReport]:
@@ -908,14 +901,7 @@ def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signa
     level starts when the one before it is written; a pair whose files are there is
     skipped; an exception in the driver (Ctrl-C, a progress callback's) cancels the
     running tasks."""
-    ray = _import_ray()
-    started = not ray.is_initialized()
-    if started:
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                  "configure_logging": False}
-        if address:
-            kwargs["address"] = address
-        ray.init(**kwargs)
+    ray, started = start_ray(address)
     task = ray.remote(num_cpus=threads)(_build_pair)
     callback = progress if callable(progress) else None
     bar = ProgressBar(f"egdb {variant.name} {pieces} pieces (Ray)", total=len(pairs),

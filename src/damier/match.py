@@ -247,40 +247,45 @@ def _weights_file(text: str) -> str:
     return path
 
 
+_ON = ("on", "yes", "true", "1")
+_OFF = ("off", "no", "false", "0")
+
+
+def _on_off_or(text: str, what: str, check: Callable[[str], object]) -> bool | str:
+    """True for on, False for off, else ``text`` itself, which ``check`` reads now
+    (a missing or malformed file is reported before the match, not in it)."""
+    value = text.strip()
+    if value.lower() in _ON:
+        return True
+    if value.lower() in _OFF:
+        return False
+    if not value:
+        raise ValueError(f"expected on, off or {what}")
+    check(value)
+    return value
+
+
 def _book_option(text: str) -> bool | str:
     from damier.book import Book
 
-    value = text.strip()
-    if value.lower() in ("on", "yes", "true", "1"):
-        return True
-    if value.lower() in ("off", "no", "false", "0"):
-        return False
-    if not value:
-        raise ValueError("expected on, off or a book file")
-    Book.read(value)   # reports a missing or malformed file now, not mid-match
-    return value
+    return _on_off_or(text, "a book file", Book.read)
 
 
 def _egdb_option(text: str) -> bool | str:
     from pathlib import Path
 
-    value = text.strip()
-    if value.lower() in ("on", "yes", "true", "1"):
-        return True
-    if value.lower() in ("off", "no", "false", "0"):
-        return False
-    if not value:
-        raise ValueError("expected on, off or a directory")
-    if not Path(value).is_dir():   # reported now, not mid-match
-        raise ValueError(f"no directory {value}")
-    return value
+    def check(value: str) -> None:
+        if not Path(value).is_dir():
+            raise ValueError(f"no directory {value}")
+
+    return _on_off_or(text, "a directory", check)
 
 
 def _switch(text: str) -> bool:
     value = text.strip().lower()
-    if value in ("on", "yes", "true", "1"):
+    if value in _ON:
         return True
-    if value in ("off", "no", "false", "0"):
+    if value in _OFF:
         return False
     raise ValueError(f"expected on or off, got {text!r}")
 

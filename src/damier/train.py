@@ -235,17 +235,9 @@ def _prepare_run(out: Path, settings: SelfplaySettings) -> None:
 def _run_tasks_ray(chunks: list[int], settings: SelfplaySettings, weights: str | None,
                    address: str | None, workers: int | None,
                    done: Callable[[int, dict[str, Any]], None]) -> None:
-    import ray
+    from damier.raytasks import start_ray
 
-    started = not ray.is_initialized()
-    if started:
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                  "configure_logging": False}
-        if address:
-            kwargs["address"] = address
-        elif workers:
-            kwargs["num_cpus"] = workers
-        ray.init(**kwargs)
+    ray, started = start_ray(address, workers)
     task = ray.remote(num_cpus=1)(play_chunk)
     pending = {task.remote(settings, c, weights): c for c in chunks}
     try:
