@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "damier"
 APPLICATIONS = {"play", "web", "hub_server", "match", "cli", "train", "__main__"}
 LIBRARY = {"board", "moves", "game", "engine", "pdn", "variants", "rules", "outcome", "fen",
            "notation", "svg", "score", "puzzles", "hub", "errors", "piece", "oracle",
-           "openings", "progress", "evalfile", "sprt", "book", "egdb"}
+           "openings", "progress", "evalfile", "sprt", "book", "egdb", "raytasks"}
 
 
 def imported_modules(path: Path) -> set[str]:
