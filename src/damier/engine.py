@@ -784,12 +784,10 @@ class Engine:
         rule = None
         if wdl != Wdl.DRAW:
             limits, done, current = self._endgame_counts(board)
-            names = ("five", "sixteen", "three-kings")
-            counts = (board.rules.five_moves_limit, board.rules.sixteen_moves_limit,
-                      board.rules.three_kings_limit)
-            k = min(current, 3) - 1
+            k = min(current, 3) - 1      # 0 five-move, 1 sixteen-move, 2 three kings
             if current and done + plies >= limits[k]:
-                rule = f"the {counts[k]}-move rule" if k < 2 else f"the {names[k]} rule"
+                rule = ("the three-kings rule" if k == 2 else
+                        f"the {limits[k] // 2}-move rule")
             _, rev, king_draw = self._history(board)
             if rule is None and king_draw and rev + plies >= king_draw:
                 rule = f"the {board.rules.king_moves_limit}-move king rule"
