@@ -26,7 +26,7 @@ if ! commit=$(git rev-parse --verify --quiet "$ref^{commit}"); then
 fi
 
 if [ -x "$dir/venv/bin/damier" ] && [ "$(cat "$dir/COMMIT" 2>/dev/null)" = "$commit" ] \
-        && "$dir/venv/bin/python" -c "import damier._core" 2>/dev/null; then
+        && "$dir/venv/bin/python" -I -c "import damier._core" 2>/dev/null; then
     echo "make_baseline: $dir already holds $ref ($commit); nothing to do"
     exit 0
 fi

@@ -17,7 +17,9 @@ Matches (engine A first; the score and Elo are A's):
   ``pip install dame-rs==0.2.0``, skipped when ``dame`` is not on PATH);
 * ``baseline``: damier (this tree) vs damier as of the git tag ``issue10-start``,
   run as a Hub engine from its own virtual environment
-  (``hub:.baseline/venv/bin/damier hub``; ``--baseline PATH`` for another build;
+  (``.baseline/venv/bin/damier hub``, under its own Python in isolated mode
+  so that ``PYTHONPATH=src`` cannot make it import this tree; ``--baseline PATH``
+  for another build;
   skipped when it is missing: ``sh benchmarks/make_baseline.sh`` builds it);
 * ``egdb``: damier probing the endgame databases (``--egdb DIR``, default the
   default directory: build them with ``damier egdb build --pieces 4``; skipped when
@@ -56,6 +58,28 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BASELINE = ".baseline/venv/bin/damier"
 BASELINE = "baseline"  # engine B of the baseline match: the --baseline command, as a Hub engine
 EGDB = "egdb"  # engine A of the egdb match: damier with the --egdb tables
+
+def baseline_command(script: Path) -> list[str]:
+    """The command that runs the baseline as a Hub engine, isolated from this
+    process's Python settings.
+
+    The baseline is a console script of its own virtual environment. Run as it
+    is, it would inherit ``PYTHONPATH`` (``PYTHONPATH=src``, as this benchmark is
+    run) and import *this* tree's damier instead of its own: the match would be
+    the current engine against itself. So a script whose interpreter is a Python
+    runs under that interpreter in isolated mode (``-I``: no ``PYTHON*``
+    variables, no user site, no working directory on the path)."""
+    try:
+        with open(script, "rb") as f:
+            first = f.readline(512).decode("utf-8", "replace").strip()
+    except OSError:
+        first = ""
+    if first.startswith("#!"):
+        interpreter = first[2:].strip().split()
+        if len(interpreter) == 1 and Path(interpreter[0]).name.startswith("python"):
+            return [interpreter[0], "-I", str(script), "hub"]
+    return [str(script), "hub"]
+
 
 MATCHES = {
     "dame": ("damier", "hub:dame hub"),
@@ -145,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                       "'sh benchmarks/make_baseline.sh', or give --baseline PATH)")
                 rows.append({"match": name, "skipped": f"no baseline at {baseline}"})
                 continue
-            b = "hub:" + shlex.join([str(baseline), "hub"])
+            b = "hub:" + shlex.join(baseline_command(baseline))
         if a == EGDB:
             from damier.egdb import default_directory  # noqa: PLC0415
 
