@@ -5,8 +5,10 @@ import io
 import json
 import random
 import struct
+import zlib
 from array import array
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -128,6 +130,73 @@ def test_pattern_of_a_single_man_is_its_area_state() -> None:
     # Black's man on 45 seen by Black in the turned area of table 0 (lowest square 34):
     # 45 is the turned square 6, so Black's view is the same state, subtracted.
     assert [f for f, c in zip(feats, counts) if c == -1 and nterms <= f < nterms + 6561] == [nterms + 9]
+
+
+def _material_state(men: int, kings: int, opp_men: int, opp_kings: int) -> int:
+    """The material table's state as its documentation defines it: mixed radix
+    (20, 4, 20, 4) over own men, own kings, the opponent's men and kings, each
+    count capped at the radix minus one."""
+    return (((min(men, 19) * 4 + min(kings, 3)) * 20 + min(opp_men, 19)) * 4
+            + min(opp_kings, 3))
+
+
+@pytest.mark.parametrize("fen, variant, white, black", [
+    # White: 2 men 1 king; Black: 1 man 2 kings.
+    ("W:W31,32,K40:B5,K10,K11", "international", (2, 1, 1, 2), (1, 2, 2, 1)),
+    # The start position: 20 men a side count as 19.
+    (None, "international", (19, 0, 19, 0), (19, 0, 19, 0)),
+    # Five kings count as three.
+    ("B:WK1,K2,K3,K4,K5:B45", "international", (0, 3, 1, 0), (1, 0, 0, 3)),
+    ("W:W21,22,K32:B1,2,3", "english", (2, 1, 3, 0), (3, 0, 2, 1)),
+])
+def test_material_table_state_of_a_position(fen, variant, white, black) -> None:
+    """One material feature for White's view (+1) and one for Black's (-1), after
+    the area tables."""
+    board = damier.Board(fen, variant=variant) if fen else damier.Board(variant=variant)
+    feats, counts, _, _ = eval_trace(board)
+    layout = eval_layout(board.variant.index)
+    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
+    assert layout["material_states"] == 20 * 4 * 20 * 4
+    assert layout["features"] == base + layout["material_states"] + 1
+    material = [(f - base, c) for f, c in zip(feats, counts) if base <= f < layout["features"] - 1]
+    assert sorted(material) == sorted([(_material_state(*white), 1), (_material_state(*black), -1)])
+
+
+def test_material_weights_change_the_score_as_documented(restore_weights: None) -> None:
+    """A weight on White's material state (2 men, 1 king against 1 man, 2 kings)
+    adds to White's score; the same weight on Black's view of it subtracts."""
+    board = damier.Board("W:W31,32,K40:B5,K10,K11")
+    variant = board.variant
+    layout = eval_layout(variant.index)
+    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
+    plain = Weights.material(variant)
+    set_eval_weights(plain.to_core())
+    before = evaluate(board)
+    for state, sign in ((_material_state(2, 1, 1, 2), 1), (_material_state(1, 2, 2, 1), -1)):
+        w = Weights.material(variant)
+        f = base + state
+        w.vector[2 * f] = w.vector[2 * f + 1] = 64 * 8     # 64 centi-men, both phases
+        set_eval_weights(w.to_core())
+        # A king each and three pieces a side: the drawish ending's divisor of 4.
+        assert evaluate(board) == before + sign * 64 // 4
+
+
+def test_weights_before_the_material_table_read_with_zeros() -> None:
+    """tests/data/eval_international_round0.bin was written before the material
+    table: it reads with that table all zeros, its other weights as stored."""
+    raw_file = (Path(__file__).parent / "data" / "eval_international_round0.bin").read_bytes()
+    stored = array("h")
+    stored.frombytes(zlib.decompress(raw_file[100:]))
+    weights = Weights.read(Path(__file__).parent / "data" / "eval_international_round0.bin")
+    layout = eval_layout(weights.variant.index)
+    at = 2 * (len(layout["terms"]) + layout["patterns"] * layout["pattern_states"])
+    size = 2 * layout["material_states"]
+    assert len(stored) + size == len(weights.vector)
+    assert weights.vector[:at] == stored[:at]
+    assert not any(weights.vector[at:at + size])
+    assert weights.vector[at + size:] == stored[at:]
+    # Written again, it is a file of the current layout that reads back the same.
+    assert Weights.from_bytes(weights.to_bytes()) == weights
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

@@ -5,6 +5,9 @@
 DEF NTERMS = 12            # hand-named terms (see EVAL_TERM_NAMES)
 DEF MAXPAT = 8             # weight tables of areas (8 on 10x10 boards, 5 on 8x8)
 DEF PSTATES = 6561         # 3^8: an area's eight squares, each empty, own man or opponent's man
+DEF MATSTATES = 6400       # material states: own men (0-19), own kings (0-3), the opponent's, 20*4*20*4
+DEF MAT_MEN = 20           # men counted up to 19 (20 only before the first capture)
+DEF MAT_KINGS = 4          # kings counted up to 3
 DEF UNIT_SHIFT = 3         # weights are in eighths of a centi-man
 DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men on the board)
 
@@ -33,6 +36,13 @@ DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men
 # sides). The squares of an area lie two by two on four rows, two consecutive
 # bits per row, so an area's men are a shift, a mask and three folds away
 # (see ``area_bits``), or one parallel bit extract (pext) where it is fast.
+#
+# Material. One more table scores the material as a whole, seen by one side:
+# its men and kings and the opponent's (``material_index``), so that what a
+# man or a king is worth can depend on what else is on the board (a king with
+# many men against none, two kings against one and three men...). It is shared
+# by the two sides like the area tables: White's view minus Black's view, so a
+# balanced material scores 0. It comes after the area tables in the weights.
 
 EVAL_TERM_NAMES = (
     "man",            # men
@@ -53,6 +63,7 @@ ctypedef struct EvalW:
     int16_t term[NTERMS][2]          # [term][opening, endgame]
     int16_t side[2]                  # the side to move's bonus
     int16_t pat[MAXPAT][PSTATES][2]  # [table][area state][opening, endgame]
+    int16_t mat[MATSTATES][2]        # [material state][opening, endgame]
 
 ctypedef struct EvalTables:
     int initial_men
@@ -221,6 +232,20 @@ cdef inline int area_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int 
     return TERN_REV[x & 255] + 2 * TERN_REV[(x >> 32) & 255]
 
 
+cdef inline int material_index(int men, int kings, int opp_men, int opp_kings) noexcept nogil:
+    """A material state as one side sees it: its men and kings, then the
+    opponent's (men up to 19, kings up to 3)."""
+    if men >= MAT_MEN:
+        men = MAT_MEN - 1
+    if opp_men >= MAT_MEN:
+        opp_men = MAT_MEN - 1
+    if kings >= MAT_KINGS:
+        kings = MAT_KINGS - 1
+    if opp_kings >= MAT_KINGS:
+        opp_kings = MAT_KINGS - 1
+    return ((men * MAT_KINGS + kings) * MAT_MEN + opp_men) * MAT_KINGS + opp_kings
+
+
 cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcept nogil:
     cdef int d, n = 0
     cdef uint64_t x
@@ -355,7 +380,7 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     computed directly for speed."""
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int i, k, iw, ib, phase, sign, po = 0, pe = 0, vw, vb
+    cdef int i, k, iw, ib, phase, sign, po = 0, pe = 0, vw, vb, nwm, nbm, nwk, nbk
     cdef int64_t so, se, score
     cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
     term_features(g, p, f)
@@ -371,6 +396,14 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
         vb = (<const int32_t*>&w.pat[k][ib][0])[0]
         po += <int16_t>vw - <int16_t>vb
         pe += (vw >> 16) - (vb >> 16)
+    nwm = popcount(wm)
+    nbm = popcount(bm)
+    nwk = popcount(p.pieces[1] & p.kings)
+    nbk = popcount(p.pieces[0] & p.kings)
+    vw = (<const int32_t*>&w.mat[material_index(nwm, nwk, nbm, nbk)][0])[0]
+    vb = (<const int32_t*>&w.mat[material_index(nbm, nbk, nwm, nwk)][0])[0]
+    po += <int16_t>vw - <int16_t>vb
+    pe += (vw >> 16) - (vb >> 16)
     so = po
     se = pe
     for i in range(NTERMS):
@@ -379,7 +412,7 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     sign = 1 if p.turn == 1 else -1
     so += sign * w.side[0]
     se += sign * w.side[1]
-    phase = eval_phase(t, popcount(wm | bm))
+    phase = eval_phase(t, nwm + nbm)
     # Turned to the side to move before rounding, so that rounding is colour-blind.
     score = (sign * (so * phase + se * (PHASE_ONE - phase))) >> (8 + UNIT_SHIFT)
     return <int>(score >> eval_divisor_shift(g, p))
@@ -390,8 +423,14 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
 # ---------------------------------------------------------------------------
 
 cdef int eval_nfeatures(int v) noexcept:
-    """Features of a variant: the terms, its pattern tables, the side to move."""
-    return NTERMS + ETAB[v].npat * PSTATES + 1
+    """Features of a variant: the terms, its pattern tables, the material
+    table, the side to move."""
+    return NTERMS + ETAB[v].npat * PSTATES + MATSTATES + 1
+
+
+cdef inline int material_feature(const EvalTables* t, int index) noexcept nogil:
+    """The feature number of material state ``index``."""
+    return NTERMS + t.npat * PSTATES + index
 
 
 cdef class EvalWeights:
@@ -399,7 +438,8 @@ cdef class EvalWeights:
 
     ``data`` is the weight vector as little-endian int16, two weights (opening,
     endgame) per feature in the order of :func:`eval_layout`: the terms, the
-    pattern tables (table by table, state by state), the side to move.
+    pattern tables (table by table, state by state), the material table, the
+    side to move.
     :mod:`damier.evalfile` reads and writes the files that hold them."""
 
     cdef EvalW* w
@@ -429,6 +469,10 @@ cdef class EvalWeights:
                 self.w.pat[k][j][0] = v[base]
                 self.w.pat[k][j][1] = v[base + 1]
                 base += 2
+        for j in range(MATSTATES):
+            self.w.mat[j][0] = v[base]
+            self.w.mat[j][1] = v[base + 1]
+            base += 2
         self.w.side[0] = v[base]
         self.w.side[1] = v[base + 1]
 
@@ -450,6 +494,10 @@ cdef class EvalWeights:
                 v[base] = self.w.pat[k][j][0]
                 v[base + 1] = self.w.pat[k][j][1]
                 base += 2
+        for j in range(MATSTATES):
+            v[base] = self.w.mat[j][0]
+            v[base + 1] = self.w.mat[j][1]
+            base += 2
         v[base] = self.w.side[0]
         v[base + 1] = self.w.side[1]
         return bytes(out)
@@ -468,12 +516,16 @@ def set_eval_weights(EvalWeights weights) -> None:
 
 def eval_layout(int variant_index) -> dict:
     """The feature layout of a variant's evaluation: term names, pattern tables,
-    states per table, features and the shifts of the fixed-point arithmetic."""
+    states per table, the material table's states (after the pattern tables;
+    ``material_counts``: men and kings are counted up to one less than these),
+    features and the shifts of the fixed-point arithmetic."""
     if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
         raise ValueError(f"unknown variant index {variant_index}")
     cdef const EvalTables* t = &ETAB[variant_index]
     return {"terms": list(EVAL_TERM_NAMES), "patterns": t.npat, "pattern_states": PSTATES,
-            "pattern_squares": 8, "features": eval_nfeatures(variant_index),
+            "pattern_squares": 8, "material_states": MATSTATES,
+            "material_counts": [MAT_MEN, MAT_KINGS],
+            "features": eval_nfeatures(variant_index),
             "unit_shift": UNIT_SHIFT, "phase_one": PHASE_ONE,
             "areas": [(GEOS[variant_index].sq_of_bit[t.area_w[k]], GEOS[variant_index].sq_of_bit[t.area_b[k]])
                       for k in range(t.npat)]}
@@ -483,9 +535,9 @@ def eval_trace(CoreBoard board):
     """The evaluation's features of ``board``: ``(features, counts, phase, shift)``.
 
     ``features`` are feature numbers (as :func:`eval_layout` orders them) and
-    ``counts`` their values, White minus Black (a pattern feature counts +1 for
-    White's view, -1 for Black's; the last feature is the side to move, +1 for
-    White). With the weights ``w`` (two per feature), the evaluation is::
+    ``counts`` their values, White minus Black (a pattern or material feature
+    counts +1 for White's view, -1 for Black's; the last feature is the side to
+    move, +1 for White). With the weights ``w`` (two per feature), the evaluation is::
 
         so = sum(c * w[2 * f] ...); se = sum(c * w[2 * f + 1] ...)
         score = ((sign * (so * phase + se * (256 - phase))) >> 11) >> shift
@@ -496,7 +548,7 @@ def eval_trace(CoreBoard board):
     cdef const Pos* p = &board._pos
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int i, k
+    cdef int i, k, nwm, nbm, nwk, nbk
     cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
     term_features(g, p, f)
     feats = []
@@ -510,6 +562,12 @@ def eval_trace(CoreBoard board):
         counts.append(1)
         feats.append(NTERMS + k * PSTATES + area_index_b(t, wm, bm, k))
         counts.append(-1)
+    nwm, nbm = popcount(wm), popcount(bm)
+    nwk, nbk = popcount(p.pieces[1] & p.kings), popcount(p.pieces[0] & p.kings)
+    feats.append(material_feature(t, material_index(nwm, nwk, nbm, nbk)))
+    counts.append(1)
+    feats.append(material_feature(t, material_index(nbm, nbk, nwm, nwk)))
+    counts.append(-1)
     feats.append(eval_nfeatures(g.variant) - 1)
     counts.append(1 if p.turn == 1 else -1)
     return feats, counts, eval_phase(t, popcount(wm | bm)), eval_divisor_shift(g, p)
@@ -521,7 +579,7 @@ def eval_scale_divisor(CoreBoard board) -> int:
     return eval_divisor(board._g, &board._pos)
 
 
-DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 1
+DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 1
 
 
 def square_sets(CoreBoard board):
@@ -560,7 +618,7 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
     cdef const Geo* g
     cdef const EvalTables* t
     cdef Pos pos
-    cdef int n, i, j, k, col, s
+    cdef int n, i, j, k, col, s, nwm, nbm, nwk, nbk
     cdef uint64_t x, b, sets[3], wm, bm
     cdef int f[NTERMS]
     if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
@@ -613,7 +671,17 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
                 feats[i, col] = NTERMS + k * PSTATES + area_index_b(t, wm, bm, k)
                 counts[i, col] = -1
                 col += 1
-            feats[i, col] = NTERMS + t.npat * PSTATES
+            nwm = popcount(wm)
+            nbm = popcount(bm)
+            nwk = popcount(pos.pieces[1] & pos.kings)
+            nbk = popcount(pos.pieces[0] & pos.kings)
+            feats[i, col] = material_feature(t, material_index(nwm, nwk, nbm, nbk))
+            counts[i, col] = 1
+            col += 1
+            feats[i, col] = material_feature(t, material_index(nbm, nbk, nwm, nwk))
+            counts[i, col] = -1
+            col += 1
+            feats[i, col] = NTERMS + t.npat * PSTATES + MATSTATES
             counts[i, col] = 1 if pos.turn == 1 else -1
             col += 1
             while col < TRACE_WIDTH:

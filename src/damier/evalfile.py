@@ -18,7 +18,9 @@ the side to move). A weight file holds them for one variant::
        100     -  payload: the weights, little-endian int16, two per feature
 
 A file whose magic, version, variant, layout or digest does not match is
-refused with a :class:`WeightsFileError` that says which.
+refused with a :class:`WeightsFileError` that says which. A file of the layout
+before the material table (damier until 2026-11-23) reads with a material
+table of zeros: the same evaluation as before.
 
 >>> from damier.variants import get_variant
 >>> w = Weights.material(get_variant("english"))
@@ -75,6 +77,21 @@ def layout_digest(variant: Variant) -> bytes:
 
 def _features(variant: Variant) -> int:
     return int(eval_layout(variant.index)["features"])
+
+
+def _layout_before_material(variant: Variant) -> tuple[bytes, int, int]:
+    """The layout of the evaluation before it had its material table (files
+    written by damier until 2026-11-23): its digest, its number of features
+    and where the material table now goes in the weight vector (in weights).
+    Such a file reads as these weights with a material table of zeros, which
+    evaluates every position exactly as before."""
+    layout = dict(eval_layout(variant.index), variant=variant.name)
+    states = int(layout.pop("material_states"))
+    layout.pop("material_counts")
+    layout["features"] = int(layout["features"]) - states
+    digest = hashlib.sha256(json.dumps(layout, sort_keys=True).encode()).digest()
+    at = 2 * (len(layout["terms"]) + int(layout["patterns"]) * int(layout["pattern_states"]))
+    return digest, int(layout["features"]), at
 
 
 @dataclass(eq=False)
@@ -184,7 +201,10 @@ class Weights:
             if wanted.name != file_variant.name:
                 raise WeightsFileError(f"{name}: the weights are for {file_variant.name} draughts, "
                                        f"not {wanted.name}")
-        if digest != layout_digest(file_variant) or features != _features(file_variant):
+        legacy = _layout_before_material(file_variant)
+        before_material = digest == legacy[0] and features == legacy[1]
+        if not before_material and (digest != layout_digest(file_variant)
+                                    or features != _features(file_variant)):
             raise WeightsFileError(f"{name}: made for another evaluation layout than this "
                                    f"damier's (retrain or use the matching damier version)")
         payload = data[_HEADER.size:]
@@ -204,6 +224,10 @@ class Weights:
             raise WeightsFileError(f"{name}: damaged payload (checksum mismatch)")
         vector = array("h")
         vector.frombytes(raw)
+        if before_material:
+            at = legacy[2]
+            vector = vector[:at] + array("h", bytes(4 * (_features(file_variant) - features))) \
+                + vector[at:]
         return cls(file_variant, vector)
 
     @classmethod
