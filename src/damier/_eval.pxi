@@ -246,6 +246,14 @@ cdef inline int material_index(int men, int kings, int opp_men, int opp_kings) n
     return ((men * MAT_KINGS + kings) * MAT_MEN + opp_men) * MAT_KINGS + opp_kings
 
 
+cdef inline void material_states(const Pos* p, int* white_view, int* black_view) noexcept nogil:
+    """The material state of ``p`` as White sees it and as Black sees it."""
+    cdef int nwm = popcount(p.pieces[1] & ~p.kings), nbm = popcount(p.pieces[0] & ~p.kings)
+    cdef int nwk = popcount(p.pieces[1] & p.kings), nbk = popcount(p.pieces[0] & p.kings)
+    white_view[0] = material_index(nwm, nwk, nbm, nbk)
+    black_view[0] = material_index(nbm, nbk, nwm, nwk)
+
+
 cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcept nogil:
     cdef int d, n = 0
     cdef uint64_t x
@@ -380,7 +388,7 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     computed directly for speed."""
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int i, k, iw, ib, phase, sign, po = 0, pe = 0, vw, vb, nwm, nbm, nwk, nbk
+    cdef int i, k, iw, ib, phase, sign, po = 0, pe = 0, vw, vb
     cdef int64_t so, se, score
     cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
     term_features(g, p, f)
@@ -396,12 +404,9 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
         vb = (<const int32_t*>&w.pat[k][ib][0])[0]
         po += <int16_t>vw - <int16_t>vb
         pe += (vw >> 16) - (vb >> 16)
-    nwm = popcount(wm)
-    nbm = popcount(bm)
-    nwk = popcount(p.pieces[1] & p.kings)
-    nbk = popcount(p.pieces[0] & p.kings)
-    vw = (<const int32_t*>&w.mat[material_index(nwm, nwk, nbm, nbk)][0])[0]
-    vb = (<const int32_t*>&w.mat[material_index(nbm, nbk, nwm, nwk)][0])[0]
+    material_states(p, &iw, &ib)
+    vw = (<const int32_t*>&w.mat[iw][0])[0]
+    vb = (<const int32_t*>&w.mat[ib][0])[0]
     po += <int16_t>vw - <int16_t>vb
     pe += (vw >> 16) - (vb >> 16)
     so = po
@@ -412,7 +417,7 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     sign = 1 if p.turn == 1 else -1
     so += sign * w.side[0]
     se += sign * w.side[1]
-    phase = eval_phase(t, nwm + nbm)
+    phase = eval_phase(t, popcount(wm | bm))
     # Turned to the side to move before rounding, so that rounding is colour-blind.
     score = (sign * (so * phase + se * (PHASE_ONE - phase))) >> (8 + UNIT_SHIFT)
     return <int>(score >> eval_divisor_shift(g, p))
@@ -548,7 +553,7 @@ def eval_trace(CoreBoard board):
     cdef const Pos* p = &board._pos
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int i, k, nwm, nbm, nwk, nbk
+    cdef int i, k, iw, ib
     cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
     term_features(g, p, f)
     feats = []
@@ -562,11 +567,10 @@ def eval_trace(CoreBoard board):
         counts.append(1)
         feats.append(NTERMS + k * PSTATES + area_index_b(t, wm, bm, k))
         counts.append(-1)
-    nwm, nbm = popcount(wm), popcount(bm)
-    nwk, nbk = popcount(p.pieces[1] & p.kings), popcount(p.pieces[0] & p.kings)
-    feats.append(material_feature(t, material_index(nwm, nwk, nbm, nbk)))
+    material_states(p, &iw, &ib)
+    feats.append(material_feature(t, iw))
     counts.append(1)
-    feats.append(material_feature(t, material_index(nbm, nbk, nwm, nwk)))
+    feats.append(material_feature(t, ib))
     counts.append(-1)
     feats.append(eval_nfeatures(g.variant) - 1)
     counts.append(1 if p.turn == 1 else -1)
@@ -618,7 +622,7 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
     cdef const Geo* g
     cdef const EvalTables* t
     cdef Pos pos
-    cdef int n, i, j, k, col, s, nwm, nbm, nwk, nbk
+    cdef int n, i, j, k, col, s, iw, ib
     cdef uint64_t x, b, sets[3], wm, bm
     cdef int f[NTERMS]
     if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
@@ -671,17 +675,14 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
                 feats[i, col] = NTERMS + k * PSTATES + area_index_b(t, wm, bm, k)
                 counts[i, col] = -1
                 col += 1
-            nwm = popcount(wm)
-            nbm = popcount(bm)
-            nwk = popcount(pos.pieces[1] & pos.kings)
-            nbk = popcount(pos.pieces[0] & pos.kings)
-            feats[i, col] = material_feature(t, material_index(nwm, nwk, nbm, nbk))
+            material_states(&pos, &iw, &ib)
+            feats[i, col] = material_feature(t, iw)
             counts[i, col] = 1
             col += 1
-            feats[i, col] = material_feature(t, material_index(nbm, nbk, nwm, nwk))
+            feats[i, col] = material_feature(t, ib)
             counts[i, col] = -1
             col += 1
-            feats[i, col] = NTERMS + t.npat * PSTATES + MATSTATES
+            feats[i, col] = material_feature(t, MATSTATES)     # the side to move, after the table
             counts[i, col] = 1 if pos.turn == 1 else -1
             col += 1
             while col < TRACE_WIDTH:
