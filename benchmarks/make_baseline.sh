@@ -3,7 +3,8 @@
 # git tag (default issue10-start), installed in its own virtual environment, so that the
 # current engine can play it as a Hub engine (hub:.baseline/venv/bin/damier hub).
 #
-#   sh benchmarks/make_baseline.sh               # the tag issue10-start
+#   sh benchmarks/make_baseline.sh               # the tag issue10-start (or, without the
+#                                                # tag, the parent of the commit adding evalfile.py)
 #   sh benchmarks/make_baseline.sh v0.1.0        # another tag or commit
 #   PYTHON=python3.12 sh benchmarks/make_baseline.sh
 #
@@ -21,8 +22,21 @@ cd "$root"
 dir=.baseline
 
 if ! commit=$(git rev-parse --verify --quiet "$ref^{commit}"); then
-    echo "make_baseline: no tag or commit '$ref' in $root (git fetch --tags?)" >&2
-    exit 2
+    if [ "$ref" = issue10-start ]; then
+        # A clone without tags (or with rewritten history): the issue's start is the parent
+        # of the commit that added the pattern evaluation's weight files (evalfile.py).
+        first=$(git log --diff-filter=A --format=%H -- src/damier/evalfile.py | tail -n 1)
+        if [ -n "$first" ] && commit=$(git rev-parse --verify --quiet "$first^"); then
+            echo "make_baseline: no tag issue10-start; using $commit, the parent of $first" \
+                "(which added src/damier/evalfile.py)"
+        else
+            echo "make_baseline: no tag issue10-start and no commit adding evalfile.py" >&2
+            exit 2
+        fi
+    else
+        echo "make_baseline: no tag or commit '$ref' in $root (git fetch --tags?)" >&2
+        exit 2
+    fi
 fi
 
 if [ -x "$dir/venv/bin/damier" ] && [ "$(cat "$dir/COMMIT" 2>/dev/null)" = "$commit" ] \

@@ -219,11 +219,24 @@ def test_hub_bb_size_parameter(tables: Path) -> None:
     server.handle_line(f"pos pos={_hub_position(board)}")
     server.handle_line("level depth=3")
     server.handle_line("go think")
-    server._end_job()
-    done = parse_line(out.getvalue().splitlines()[-1])
+    _finish(server)
+    lines = list(map(parse_line, out.getvalue().splitlines()))
+    done = lines[-1]
     with open_database(tables) as db:
         winning = {m for m, d in db.best_moves(board) if d > 0}
     assert done.command == "done" and any(_hub_text(m) == done.args["move"] for m in winning)
+    # The info lines count the table probes the search used (tbhits), and the Hub
+    # client reads them back.
+    infos = [m for m in lines if m.command == "info"]
+    assert infos and all(int(m.args["tbhits"]) > 0 for m in infos)
+    from damier.hub import _hub_info, _info_dict
+    assert _hub_info(board, _info_dict(infos[-1].args))["tbhits"] == int(infos[-1].args["tbhits"])
+    # Without tables the info lines have no tbhits.
+    server.handle_line("set-param name=bb-size value=0")
+    server.handle_line("go think")
+    _finish(server)
+    plain = [m for m in map(parse_line, out.getvalue().splitlines()) if m.command == "info"]
+    assert len(plain) > len(infos) and all("tbhits" not in m.args for m in plain[len(infos):])
     for bad in ("8", "-1", "four", "2.5"):
         server.handle_line(f"set-param name=bb-size value={bad}")
         assert "bb-size must be an integer from 0 to 7" in out.getvalue().splitlines()[-1]
@@ -231,6 +244,14 @@ def test_hub_bb_size_parameter(tables: Path) -> None:
     assert server.engine.egdb is None
     server.handle_line("set-param name=bb-size value=3")
     assert server.engine.egdb == tables and server.engine.egdb_pieces == 3
+
+
+def _finish(server: object) -> None:
+    """Waits for the server's search to end by itself (not stopped), then ends the job."""
+    job = server._job  # type: ignore[attr-defined]
+    if job is not None and job.thread is not None:
+        job.thread.join(60)
+    server._end_job()  # type: ignore[attr-defined]
 
 
 def _hub_position(board: Board) -> str:

@@ -157,8 +157,9 @@ def test_material_table_state_of_a_position(fen, variant, white, black) -> None:
     layout = eval_layout(board.variant.index)
     base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
     assert layout["material_states"] == 20 * 4 * 20 * 4
-    assert layout["features"] == base + layout["material_states"] + 1
-    material = [(f - base, c) for f, c in zip(feats, counts) if base <= f < layout["features"] - 1]
+    assert layout["features"] == base + layout["material_states"] + layout["line_states"] + 1
+    material = [(f - base, c) for f, c in zip(feats, counts)
+                if base <= f < base + layout["material_states"]]
     assert sorted(material) == sorted([(_material_state(*white), 1), (_material_state(*black), -1)])
 
 
@@ -181,22 +182,121 @@ def test_material_weights_change_the_score_as_documented(restore_weights: None) 
         assert evaluate(board) == before + sign * 64 // 4
 
 
-def test_weights_before_the_material_table_read_with_zeros() -> None:
-    """tests/data/eval_international_round0.bin was written before the material
-    table: it reads with that table all zeros, its other weights as stored."""
-    raw_file = (Path(__file__).parent / "data" / "eval_international_round0.bin").read_bytes()
+@pytest.mark.parametrize("name, missing", [
+    # Written before the material table: neither the material nor the line table.
+    ("eval_international_round0.bin", ("material_states", "line_states")),
+    # Written before the line table (the round-4 weights).
+    ("eval_international_round4.bin", ("line_states",)),
+])
+def test_weights_of_earlier_layouts_read_with_zeros(name: str, missing: tuple[str, ...]) -> None:
+    """A file written before a table was added reads with that table all zeros
+    (just before the side to move's weights), its other weights as stored."""
+    raw_file = (Path(__file__).parent / "data" / name).read_bytes()
     stored = array("h")
     stored.frombytes(zlib.decompress(raw_file[100:]))
-    weights = Weights.read(Path(__file__).parent / "data" / "eval_international_round0.bin")
+    weights = Weights.read(Path(__file__).parent / "data" / name)
     layout = eval_layout(weights.variant.index)
-    at = 2 * (len(layout["terms"]) + layout["patterns"] * layout["pattern_states"])
-    size = 2 * layout["material_states"]
+    size = sum(2 * layout[key] for key in missing)
+    at = len(weights.vector) - 2 - size
     assert len(stored) + size == len(weights.vector)
     assert weights.vector[:at] == stored[:at]
     assert not any(weights.vector[at:at + size])
     assert weights.vector[at + size:] == stored[at:]
     # Written again, it is a file of the current layout that reads back the same.
     assert Weights.from_bytes(weights.to_bytes()) == weights
+
+
+def test_weights_of_earlier_layouts_evaluate_as_before() -> None:
+    """The round-4 file (before the line table) scores a position as its weights
+    say without the table: its trace sum with the line features left out."""
+    weights = Weights.read(Path(__file__).parent / "data" / "eval_international_round4.bin")
+    layout = eval_layout(weights.variant.index)
+    lo = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
+        + layout["material_states"]
+    hi = lo + layout["line_states"]
+    for board in random_boards("international", 30, seed=21):
+        feats, counts, _, _ = eval_trace(board)
+        assert any(lo <= f < hi for f in feats)
+        assert all(weights.vector[2 * f] == weights.vector[2 * f + 1] == 0
+                   for f in feats if lo <= f < hi)
+
+
+def _line_states(board: damier.Board) -> list[tuple[int, int]]:
+    """The line table's (state, sign) features as its documentation defines them,
+    counted square by square: for each side, line j (rows from the side's own
+    first row, then columns from its left, as it faces the board) holding n > 0
+    of its men is state j * 6 + n; White's count +1, Black's -1."""
+    v = board.variant
+    size, per_row = v.size, v.per_row
+    lines: dict[tuple[bool, int], int] = {}
+    for s, piece in board.piece_map().items():
+        if piece.king:
+            continue
+        r = (s - 1) // per_row                       # 0 is the top row (Black's side)
+        c = 2 * ((s - 1) % per_row) + (1 if r % 2 == 0 else 0)   # 0 is the left column
+        if piece.color == WHITE:                     # White faces the board from the bottom
+            own = ((size - 1 - r), size + c)
+        else:                                        # Black from the top: its left is our right
+            own = (r, size + size - 1 - c)
+        for j in own:
+            lines[(piece.color == WHITE, j)] = lines.get((piece.color == WHITE, j), 0) + 1
+    return sorted((j * 6 + n, 1 if white else -1) for (white, j), n in lines.items())
+
+
+@pytest.mark.parametrize("fen, variant", [
+    (None, "international"),
+    ("W:W31,32,K40:B5,K10,K11", "international"),
+    ("W:W46,47,48,49,50,45,36:B1,6,16,26,K27", "international"),
+    ("B:W21,22,23,24,K32:B1,2,3,12", "english"),
+    (None, "russian"),
+])
+def test_line_table_state_of_a_position(fen: str | None, variant: str) -> None:
+    """The line features come after the material table, one per line holding men
+    and side; kings are not counted."""
+    board = damier.Board(fen, variant=variant) if fen else damier.Board(variant=variant)
+    feats, counts, _, _ = eval_trace(board)
+    layout = eval_layout(board.variant.index)
+    assert layout["line_states"] == 2 * 10 * 6 and layout["line_counts"] == 6
+    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
+        + layout["material_states"]
+    lines = sorted((f - base, c) for f, c in zip(feats, counts)
+                   if base <= f < base + layout["line_states"])
+    assert lines == _line_states(board)
+
+
+def test_start_position_line_states() -> None:
+    """In the International start position each side has 5 men on each of its
+    first four rows and 2 men on each of the ten columns (the 20 men lie on 4
+    rows, two squares of each column in four rows): states j * 6 + 5 for rows
+    0-3 and (10 + c) * 6 + 2 for the columns, for both sides."""
+    feats, counts, _, _ = eval_trace(damier.Board())
+    layout = eval_layout(damier.Board().variant.index)
+    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
+        + layout["material_states"]
+    expected = [j * 6 + 5 for j in range(4)] + [(10 + c) * 6 + 2 for c in range(10)]
+    white = sorted(f - base for f, c in zip(feats, counts) if c == 1 and base <= f - 0 < base + 120)
+    black = sorted(f - base for f, c in zip(feats, counts) if c == -1 and base <= f < base + 120)
+    assert white == sorted(expected) and black == sorted(expected)
+
+
+def test_line_weights_change_the_score_as_documented(restore_weights: None) -> None:
+    """A weight on 'row 0 holds 2 men' counts for White's two men on its first
+    row (46, 47) and against Black's two men on its first row (1, 2)."""
+    variant = VARIANTS["international"]
+    layout = eval_layout(variant.index)
+    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
+        + layout["material_states"]
+    plain = Weights.material(variant)
+    w = Weights.material(variant)
+    f = base + 0 * 6 + 2
+    w.vector[2 * f] = w.vector[2 * f + 1] = 40 * 8     # 40 centi-men, both phases
+    for fen, delta in (("W:W46,47,33:B1,20,30", 40), ("W:W46,33,34:B1,2,30", -40),
+                       ("W:W46,47,33:B1,2,30", 0)):
+        board = damier.Board(fen)
+        set_eval_weights(plain.to_core())
+        before = evaluate(board)
+        set_eval_weights(w.to_core())
+        assert evaluate(board) == before + delta, fen
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

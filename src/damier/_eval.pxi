@@ -8,6 +8,9 @@ DEF PSTATES = 6561         # 3^8: an area's eight squares, each empty, own man o
 DEF MATSTATES = 6400       # material states: own men (0-19), own kings (0-3), the opponent's, 20*4*20*4
 DEF MAT_MEN = 20           # men counted up to 19 (20 only before the first capture)
 DEF MAT_KINGS = 4          # kings counted up to 3
+DEF MAXSIZE = 10           # rows (and columns) of the largest board
+DEF LINE_COUNTS = 6        # men on a row or column of 10 x 10: 0-5
+DEF LINESTATES = 120       # line states: 2 * MAXSIZE lines (rows, then columns) * LINE_COUNTS
 DEF UNIT_SHIFT = 3         # weights are in eighths of a centi-man
 DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men on the board)
 
@@ -43,6 +46,14 @@ DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men
 # many men against none, two kings against one and three men...). It is shared
 # by the two sides like the area tables: White's view minus Black's view, so a
 # balanced material scores 0. It comes after the area tables in the weights.
+#
+# Lines. A last table scores how a side's men fill each row and each column, as
+# that side sees the board: line j (rows 0 to size-1 from the side's own first
+# row, then columns 0 to size-1 from its left) holding n men is state
+# j * 6 + n (``line_states``). A line without men adds nothing (with one state
+# per line and side, a constant per line cancels between the two sides, so the
+# empty line's weight can be 0). Shared by the two sides like the other
+# tables; it comes after the material table.
 
 EVAL_TERM_NAMES = (
     "man",            # men
@@ -64,6 +75,7 @@ ctypedef struct EvalW:
     int16_t side[2]                  # the side to move's bonus
     int16_t pat[MAXPAT][PSTATES][2]  # [table][area state][opening, endgame]
     int16_t mat[MATSTATES][2]        # [material state][opening, endgame]
+    int16_t line[LINESTATES][2]      # [line state][opening, endgame]
 
 ctypedef struct EvalTables:
     int initial_men
@@ -79,6 +91,7 @@ ctypedef struct EvalTables:
     uint64_t outpost[2]      # squares where an outpost counts, [black, white]
     uint64_t cone[2][64]     # squares ahead of a man on a bit, [black, white]
     uint64_t row_bits[4]     # [j]: the squares whose row (0 at the top) has bit j set
+    uint64_t line[2][2 * MAXSIZE]  # [black, white][j]: the squares of line j as that side sees it
 
 # Parallel bit extract (BMI2) gathers an area's 8 squares in one instruction,
 # where the folds of ``area_bits`` take a dozen. Not on AMD before Zen 3, whose
@@ -180,6 +193,12 @@ cdef void _init_eval_tables(int v):
         for k in range(4):
             if r >> k & 1:
                 t.row_bits[k] |= bit
+        # Lines: White's first row is the bottom one and its left column 0;
+        # Black's first row is the top one and its left the last column.
+        t.line[1][size - 1 - r] |= bit
+        t.line[1][size + c] |= bit
+        t.line[0][r] |= bit
+        t.line[0][size + size - 1 - c] |= bit
         for s2 in range(1, g.nsq + 1):
             r2 = (s2 - 1) // g.per_row
             c2 = 2 * ((s2 - 1) % g.per_row) + (1 if r2 % 2 == 0 else 0)
@@ -252,6 +271,21 @@ cdef inline void material_states(const Pos* p, int* white_view, int* black_view)
     cdef int nwk = popcount(p.pieces[1] & p.kings), nbk = popcount(p.pieces[0] & p.kings)
     white_view[0] = material_index(nwm, nwk, nbm, nbk)
     black_view[0] = material_index(nbm, nbk, nwm, nwk)
+
+
+cdef inline int line_score(const EvalW* w, const uint64_t* lines, uint64_t men, int nlines,
+                           int* opening) noexcept nogil:
+    """The line table's opening (into ``opening``) and endgame weights of one
+    side's men, ``lines`` being that side's line masks."""
+    cdef int j, n, o = 0, e = 0, v
+    for j in range(nlines):
+        n = popcount(men & lines[j])
+        if n:
+            v = (<const int32_t*>&w.line[j * LINE_COUNTS + n][0])[0]
+            o += <int16_t>v
+            e += v >> 16
+    opening[0] += o
+    return e
 
 
 cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcept nogil:
@@ -409,6 +443,11 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     vb = (<const int32_t*>&w.mat[ib][0])[0]
     po += <int16_t>vw - <int16_t>vb
     pe += (vw >> 16) - (vb >> 16)
+    vw = 0
+    vb = 0
+    pe += line_score(w, t.line[1], wm, 2 * g.size, &vw)
+    pe -= line_score(w, t.line[0], bm, 2 * g.size, &vb)
+    po += vw - vb
     so = po
     se = pe
     for i in range(NTERMS):
@@ -429,13 +468,18 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
 
 cdef int eval_nfeatures(int v) noexcept:
     """Features of a variant: the terms, its pattern tables, the material
-    table, the side to move."""
-    return NTERMS + ETAB[v].npat * PSTATES + MATSTATES + 1
+    table, the line table, the side to move."""
+    return NTERMS + ETAB[v].npat * PSTATES + MATSTATES + LINESTATES + 1
 
 
 cdef inline int material_feature(const EvalTables* t, int index) noexcept nogil:
     """The feature number of material state ``index``."""
     return NTERMS + t.npat * PSTATES + index
+
+
+cdef inline int line_feature(const EvalTables* t, int index) noexcept nogil:
+    """The feature number of line state ``index``."""
+    return NTERMS + t.npat * PSTATES + MATSTATES + index
 
 
 cdef class EvalWeights:
@@ -444,7 +488,7 @@ cdef class EvalWeights:
     ``data`` is the weight vector as little-endian int16, two weights (opening,
     endgame) per feature in the order of :func:`eval_layout`: the terms, the
     pattern tables (table by table, state by state), the material table, the
-    side to move.
+    line table, the side to move.
     :mod:`damier.evalfile` reads and writes the files that hold them."""
 
     cdef EvalW* w
@@ -478,6 +522,10 @@ cdef class EvalWeights:
             self.w.mat[j][0] = v[base]
             self.w.mat[j][1] = v[base + 1]
             base += 2
+        for j in range(LINESTATES):
+            self.w.line[j][0] = v[base]
+            self.w.line[j][1] = v[base + 1]
+            base += 2
         self.w.side[0] = v[base]
         self.w.side[1] = v[base + 1]
 
@@ -503,6 +551,10 @@ cdef class EvalWeights:
             v[base] = self.w.mat[j][0]
             v[base + 1] = self.w.mat[j][1]
             base += 2
+        for j in range(LINESTATES):
+            v[base] = self.w.line[j][0]
+            v[base + 1] = self.w.line[j][1]
+            base += 2
         v[base] = self.w.side[0]
         v[base + 1] = self.w.side[1]
         return bytes(out)
@@ -523,13 +575,15 @@ def eval_layout(int variant_index) -> dict:
     """The feature layout of a variant's evaluation: term names, pattern tables,
     states per table, the material table's states (after the pattern tables;
     ``material_counts``: men and kings are counted up to one less than these),
-    features and the shifts of the fixed-point arithmetic."""
+    the line table's states (after the material table; ``line_counts`` states
+    per line), features and the shifts of the fixed-point arithmetic."""
     if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
         raise ValueError(f"unknown variant index {variant_index}")
     cdef const EvalTables* t = &ETAB[variant_index]
     return {"terms": list(EVAL_TERM_NAMES), "patterns": t.npat, "pattern_states": PSTATES,
             "pattern_squares": 8, "material_states": MATSTATES,
             "material_counts": [MAT_MEN, MAT_KINGS],
+            "line_states": LINESTATES, "line_counts": LINE_COUNTS,
             "features": eval_nfeatures(variant_index),
             "unit_shift": UNIT_SHIFT, "phase_one": PHASE_ONE,
             "areas": [(GEOS[variant_index].sq_of_bit[t.area_w[k]], GEOS[variant_index].sq_of_bit[t.area_b[k]])
@@ -553,7 +607,7 @@ def eval_trace(CoreBoard board):
     cdef const Pos* p = &board._pos
     cdef const EvalTables* t = &ETAB[g.variant]
     cdef int f[NTERMS]
-    cdef int i, k, iw, ib
+    cdef int i, k, iw, ib, c, j, n
     cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
     term_features(g, p, f)
     feats = []
@@ -572,6 +626,12 @@ def eval_trace(CoreBoard board):
     counts.append(1)
     feats.append(material_feature(t, ib))
     counts.append(-1)
+    for c in range(2):
+        for j in range(2 * g.size):
+            n = popcount(p.pieces[c] & ~p.kings & t.line[c][j])
+            if n:
+                feats.append(line_feature(t, j * LINE_COUNTS + n))
+                counts.append(1 if c == 1 else -1)
     feats.append(eval_nfeatures(g.variant) - 1)
     counts.append(1 if p.turn == 1 else -1)
     return feats, counts, eval_phase(t, popcount(wm | bm)), eval_divisor_shift(g, p)
@@ -583,7 +643,7 @@ def eval_scale_divisor(CoreBoard board) -> int:
     return eval_divisor(board._g, &board._pos)
 
 
-DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 1
+DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 4 * MAXSIZE + 1
 
 
 def square_sets(CoreBoard board):
@@ -622,7 +682,7 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
     cdef const Geo* g
     cdef const EvalTables* t
     cdef Pos pos
-    cdef int n, i, j, k, col, s, iw, ib
+    cdef int n, i, j, k, col, s, iw, ib, c, m
     cdef uint64_t x, b, sets[3], wm, bm
     cdef int f[NTERMS]
     if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
@@ -682,7 +742,14 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
             feats[i, col] = material_feature(t, ib)
             counts[i, col] = -1
             col += 1
-            feats[i, col] = material_feature(t, MATSTATES)     # the side to move, after the table
+            for c in range(2):
+                for j in range(2 * g.size):
+                    m = popcount(pos.pieces[c] & ~pos.kings & t.line[c][j])
+                    if m:
+                        feats[i, col] = line_feature(t, j * LINE_COUNTS + m)
+                        counts[i, col] = 1 if c == 1 else -1
+                        col += 1
+            feats[i, col] = line_feature(t, LINESTATES)     # the side to move, after the tables
             counts[i, col] = 1 if pos.turn == 1 else -1
             col += 1
             while col < TRACE_WIDTH:

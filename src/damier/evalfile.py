@@ -18,9 +18,11 @@ the side to move). A weight file holds them for one variant::
        100     -  payload: the weights, little-endian int16, two per feature
 
 A file whose magic, version, variant, layout or digest does not match is
-refused with a :class:`WeightsFileError` that says which. A file of the layout
-before the material table (damier until 2026-11-23) reads with a material
-table of zeros: the same evaluation as before.
+refused with a :class:`WeightsFileError` that says which. A file of an earlier
+layout reads with the tables it lacks all zeros, which evaluates every position
+as that file did: a file written before the material table (damier until
+2026-11-23, round 3) with no material or line table, one written before the
+line table (round 4) with no line table.
 
 >>> from damier.variants import get_variant
 >>> w = Weights.material(get_variant("english"))
@@ -79,19 +81,36 @@ def _features(variant: Variant) -> int:
     return int(eval_layout(variant.index)["features"])
 
 
-def _layout_before_material(variant: Variant) -> tuple[bytes, int, int]:
-    """The layout of the evaluation before it had its material table (files
-    written by damier until 2026-11-23): its digest, its number of features
-    and where the material table now goes in the weight vector (in weights).
-    Such a file reads as these weights with a material table of zeros, which
-    evaluates every position exactly as before."""
-    layout = dict(eval_layout(variant.index), variant=variant.name)
-    states = int(layout.pop("material_states"))
-    layout.pop("material_counts")
-    layout["features"] = int(layout["features"]) - states
-    digest = hashlib.sha256(json.dumps(layout, sort_keys=True).encode()).digest()
-    at = 2 * (len(layout["terms"]) + int(layout["patterns"]) * int(layout["pattern_states"]))
-    return digest, int(layout["features"]), at
+# The tables added to the layout over time, in the order they were added (and in
+# which they follow the pattern tables in the weight vector): each as the layout
+# keys that describe it, the first of them its number of states.
+_ADDED_TABLES: tuple[tuple[str, ...], ...] = (
+    ("material_states", "material_counts"),   # 2026-11-23, round 4
+    ("line_states", "line_counts"),           # 2026-11-23, round 5
+)
+
+
+def _earlier_layouts(variant: Variant) -> list[tuple[bytes, int, list[tuple[int, int]]]]:
+    """The layouts before each added table: for each, its digest, its number of
+    features and where the tables it lacks go in the current weight vector, as
+    (position in the old vector, weights to insert there) pairs. Such a file
+    reads as its weights with those tables all zeros, which evaluates every
+    position exactly as it did."""
+    current = dict(eval_layout(variant.index), variant=variant.name)
+    at = 2 * (len(current["terms"]) + int(current["patterns"]) * int(current["pattern_states"]))
+    sizes = [2 * int(current[keys[0]]) for keys in _ADDED_TABLES]
+    earlier = []
+    for kept in range(len(_ADDED_TABLES)):
+        layout = dict(current)
+        for keys in _ADDED_TABLES[kept:]:
+            for key in keys:
+                layout.pop(key)
+        layout["features"] = int(layout["features"]) - sum(sizes[kept:]) // 2
+        digest = hashlib.sha256(json.dumps(layout, sort_keys=True).encode()).digest()
+        # The missing tables all go where the first of them starts (they are the last ones
+        # before the side to move).
+        earlier.append((digest, int(layout["features"]), [(at + sum(sizes[:kept]), sum(sizes[kept:]))]))
+    return earlier
 
 
 @dataclass(eq=False)
@@ -201,10 +220,12 @@ class Weights:
             if wanted.name != file_variant.name:
                 raise WeightsFileError(f"{name}: the weights are for {file_variant.name} draughts, "
                                        f"not {wanted.name}")
-        legacy = _layout_before_material(file_variant)
-        before_material = digest == legacy[0] and features == legacy[1]
-        if not before_material and (digest != layout_digest(file_variant)
-                                    or features != _features(file_variant)):
+        inserts: list[tuple[int, int]] = []
+        for old_digest, old_features, old_inserts in _earlier_layouts(file_variant):
+            if digest == old_digest and features == old_features:
+                inserts = old_inserts
+        if not inserts and (digest != layout_digest(file_variant)
+                            or features != _features(file_variant)):
             raise WeightsFileError(f"{name}: made for another evaluation layout than this "
                                    f"damier's (retrain or use the matching damier version)")
         payload = data[_HEADER.size:]
@@ -224,10 +245,8 @@ class Weights:
             raise WeightsFileError(f"{name}: damaged payload (checksum mismatch)")
         vector = array("h")
         vector.frombytes(raw)
-        if before_material:
-            at = legacy[2]
-            vector = vector[:at] + array("h", bytes(4 * (_features(file_variant) - features))) \
-                + vector[at:]
+        for at, size in reversed(inserts):
+            vector = vector[:at] + array("h", bytes(2 * size)) + vector[at:]
         return cls(file_variant, vector)
 
     @classmethod

@@ -318,7 +318,7 @@ def parse_hub_move(text: str, board: Board | Sequence[Move], variant: str | Vari
 
 # -- the client --------------------------------------------------------------------
 
-_INT_FIELDS = frozenset({"depth", "seldepth", "nodes", "multipv"})
+_INT_FIELDS = frozenset({"depth", "seldepth", "nodes", "multipv", "tbhits"})
 _FLOAT_FIELDS = frozenset({"score", "time", "nps", "mean-depth"})
 
 
@@ -401,9 +401,9 @@ def _hub_info(board: Board, args: Mapping[str, Any]) -> InfoDict:
     """An ``info`` line's arguments (as :func:`_info_dict` converts them) as an
     :class:`InfoDict` for ``board``'s position; what cannot be read is left out."""
     info = InfoDict()
-    for name in ("depth", "seldepth", "nodes", "multipv"):
+    for name in ("depth", "seldepth", "nodes", "multipv", "tbhits"):
         value = args.get(name)
-        if isinstance(value, int):
+        if isinstance(value, int) and value >= 0:
             info[name] = value
     seconds = args.get("time")
     if isinstance(seconds, float) and math.isfinite(seconds) and seconds >= 0:

@@ -31,7 +31,9 @@
   nodes=... time=... nps=... pv="..."`` after each iteration, then ``done
   move=... ponder=...``. ``score`` is in men from the side to move's view; a
   forced win in N plies is ``100 - N/100`` (so ``99.93``: win in 7), a loss
-  the negation; ``nps`` is in millions of nodes per second.
+  the negation; ``nps`` is in millions of nodes per second; ``tbhits`` (only
+  while endgame tables are in use, ``bb-size`` above 0) counts the table probes
+  whose values the search used.
 * during a search: ``ping`` -> ``pong``, ``stop`` (latched: a ``stop`` right
   after ``go`` stops the search even if it has not started yet), ``ponder-hit`` (the clock
   starts: the search ends at its time budget or depth); any other command
@@ -515,7 +517,8 @@ class HubServer:
         return format_line("info", depth=info.get("depth"), seldepth=info.get("seldepth"),
                            score=hub_score(value) if value is not None else None,
                            nodes=info.get("nodes"), time=f"{seconds:.3f}",
-                           nps=f"{info.get('nps', 0) / 1e6:.2f}", pv=pv or None)
+                           nps=f"{info.get('nps', 0) / 1e6:.2f}", tbhits=info.get("tbhits"),
+                           pv=pv or None)
 
     @staticmethod
     def _done_line(board: Board, result: PlayResult | None) -> str:
