@@ -10,6 +10,7 @@ from array import array
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import damier
@@ -36,9 +37,9 @@ def random_boards(variant: str, count: int, seed: int) -> list[damier.Board]:
 
 
 def random_weights(variant: str, seed: int) -> Weights:
-    rng = random.Random(seed)
     n = 2 * eval_layout(VARIANTS[variant].index)["features"]
-    return Weights(VARIANTS[variant], array("h", (rng.randint(-3000, 3000) for _ in range(n))))
+    values = np.random.default_rng(seed).integers(-3000, 3001, n, dtype=np.int16)
+    return Weights(VARIANTS[variant], array("h", values.tobytes()))
 
 
 def traced_score(board: damier.Board, vector: array) -> int:
@@ -157,7 +158,8 @@ def test_material_table_state_of_a_position(fen, variant, white, black) -> None:
     layout = eval_layout(board.variant.index)
     base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
     assert layout["material_states"] == 20 * 4 * 20 * 4
-    assert layout["features"] == base + layout["material_states"] + layout["line_states"] + 1
+    assert layout["features"] == (base + layout["material_states"] + layout["wide_features"]
+                                  + 1)
     material = [(f - base, c) for f, c in zip(feats, counts)
                 if base <= f < base + layout["material_states"]]
     assert sorted(material) == sorted([(_material_state(*white), 1), (_material_state(*black), -1)])
@@ -183,10 +185,10 @@ def test_material_weights_change_the_score_as_documented(restore_weights: None) 
 
 
 @pytest.mark.parametrize("name, missing", [
-    # Written before the material table: neither the material nor the line table.
-    ("eval_international_round0.bin", ("material_states", "line_states")),
-    # Written before the line table (the round-4 weights).
-    ("eval_international_round4.bin", ("line_states",)),
+    # Written before the material table: neither the material nor the wide tables.
+    ("eval_international_round0.bin", ("material_states", "wide_features")),
+    # Written before the wide tables (the round-4 weights).
+    ("eval_international_round4.bin", ("wide_features",)),
 ])
 def test_weights_of_earlier_layouts_read_with_zeros(name: str, missing: tuple[str, ...]) -> None:
     """A file written before a table was added reads with that table all zeros
@@ -206,97 +208,64 @@ def test_weights_of_earlier_layouts_read_with_zeros(name: str, missing: tuple[st
     assert Weights.from_bytes(weights.to_bytes()) == weights
 
 
-def test_weights_of_earlier_layouts_evaluate_as_before() -> None:
-    """The round-4 file (before the line table) scores a position as its weights
-    say without the table: its trace sum with the line features left out."""
-    weights = Weights.read(Path(__file__).parent / "data" / "eval_international_round4.bin")
-    layout = eval_layout(weights.variant.index)
-    lo = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
-        + layout["material_states"]
-    hi = lo + layout["line_states"]
-    for board in random_boards("international", 30, seed=21):
-        feats, counts, _, _ = eval_trace(board)
-        assert any(lo <= f < hi for f in feats)
-        assert all(weights.vector[2 * f] == weights.vector[2 * f + 1] == 0
-                   for f in feats if lo <= f < hi)
-
-
-def _line_states(board: damier.Board) -> list[tuple[int, int]]:
-    """The line table's (state, sign) features as its documentation defines them,
-    counted square by square: for each side, line j (rows from the side's own
-    first row, then columns from its left, as it faces the board) holding n > 0
-    of its men is state j * 6 + n; White's count +1, Black's -1."""
+def _wide_states(board: damier.Board) -> list[tuple[int, int]]:
+    """The wide tables' (feature offset, sign) pairs as their documentation
+    defines them, square by square: areas of 4 rows x 6 columns at even rows and
+    columns, table k pairing the k-th area in reading order (among those that
+    come before their half-turn) seen by White with its half-turn seen by Black;
+    the state is sum(digit_j * 3^j) over the area's squares in rising order
+    (own man 1, the opponent's 2), Black's view taking the turned squares
+    (n + 1 - s) of White's area in the same order."""
     v = board.variant
-    size, per_row = v.size, v.per_row
-    lines: dict[tuple[bool, int], int] = {}
-    for s, piece in board.piece_map().items():
-        if piece.king:
-            continue
-        r = (s - 1) // per_row                       # 0 is the top row (Black's side)
-        c = 2 * ((s - 1) % per_row) + (1 if r % 2 == 0 else 0)   # 0 is the left column
-        if piece.color == WHITE:                     # White faces the board from the bottom
-            own = ((size - 1 - r), size + c)
-        else:                                        # Black from the top: its left is our right
-            own = (r, size + size - 1 - c)
-        for j in own:
-            lines[(piece.color == WHITE, j)] = lines.get((piece.color == WHITE, j), 0) + 1
-    return sorted((j * 6 + n, 1 if white else -1) for (white, j), n in lines.items())
+    size, per_row, n = v.size, v.per_row, v.squares
+    pieces = board.piece_map()
+
+    def square(r: int, c: int) -> int | None:
+        if (r + c) % 2 == 0:
+            return None                                  # a light square
+        return r * per_row + c // 2 + 1
+
+    out = []
+    k = 0
+    for r0 in range(0, size - 3, 2):
+        for c0 in range(0, size - 5, 2):
+            if (r0, c0) >= (size - 4 - r0, size - 6 - c0):
+                continue
+            squares = sorted(s for r in range(r0, r0 + 4) for c in range(c0, c0 + 6)
+                             if (s := square(r, c)) is not None)
+            assert len(squares) == 12
+            for sign, view in ((1, squares), (-1, [n + 1 - s for s in squares])):
+                own = WHITE if sign == 1 else not WHITE
+                state = 0
+                for j, s in enumerate(view):
+                    p = pieces.get(s)
+                    if p is not None and not p.king:
+                        state += (1 if p.color == own else 2) * 3 ** j
+                out.append((k * 3 ** 12 + state, sign))
+            k += 1
+    return sorted(out)
 
 
 @pytest.mark.parametrize("fen, variant", [
     (None, "international"),
-    ("W:W31,32,K40:B5,K10,K11", "international"),
+    ("W:W31,32,36,41,K40,50:B1,5,6,10,K11,20,23", "international"),
     ("W:W46,47,48,49,50,45,36:B1,6,16,26,K27", "international"),
     ("B:W21,22,23,24,K32:B1,2,3,12", "english"),
     (None, "russian"),
 ])
-def test_line_table_state_of_a_position(fen: str | None, variant: str) -> None:
-    """The line features come after the material table, one per line holding men
-    and side; kings are not counted."""
+def test_wide_tables_state_of_a_position(fen: str | None, variant: str) -> None:
+    """Two wide features (White's view +1, Black's -1) per wide table, after the
+    material table; kings count as empty squares."""
     board = damier.Board(fen, variant=variant) if fen else damier.Board(variant=variant)
     feats, counts, _, _ = eval_trace(board)
     layout = eval_layout(board.variant.index)
-    assert layout["line_states"] == 2 * 10 * 6 and layout["line_counts"] == 6
+    assert layout["wide_patterns"] == (6 if board.variant.size == 10 else 3)
+    assert layout["wide_features"] == layout["wide_patterns"] * 3 ** 12
     base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
         + layout["material_states"]
-    lines = sorted((f - base, c) for f, c in zip(feats, counts)
-                   if base <= f < base + layout["line_states"])
-    assert lines == _line_states(board)
-
-
-def test_start_position_line_states() -> None:
-    """In the International start position each side has 5 men on each of its
-    first four rows and 2 men on each of the ten columns (the 20 men lie on 4
-    rows, two squares of each column in four rows): states j * 6 + 5 for rows
-    0-3 and (10 + c) * 6 + 2 for the columns, for both sides."""
-    feats, counts, _, _ = eval_trace(damier.Board())
-    layout = eval_layout(damier.Board().variant.index)
-    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
-        + layout["material_states"]
-    expected = [j * 6 + 5 for j in range(4)] + [(10 + c) * 6 + 2 for c in range(10)]
-    white = sorted(f - base for f, c in zip(feats, counts) if c == 1 and base <= f - 0 < base + 120)
-    black = sorted(f - base for f, c in zip(feats, counts) if c == -1 and base <= f < base + 120)
-    assert white == sorted(expected) and black == sorted(expected)
-
-
-def test_line_weights_change_the_score_as_documented(restore_weights: None) -> None:
-    """A weight on 'row 0 holds 2 men' counts for White's two men on its first
-    row (46, 47) and against Black's two men on its first row (1, 2)."""
-    variant = VARIANTS["international"]
-    layout = eval_layout(variant.index)
-    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
-        + layout["material_states"]
-    plain = Weights.material(variant)
-    w = Weights.material(variant)
-    f = base + 0 * 6 + 2
-    w.vector[2 * f] = w.vector[2 * f + 1] = 40 * 8     # 40 centi-men, both phases
-    for fen, delta in (("W:W46,47,33:B1,20,30", 40), ("W:W46,33,34:B1,2,30", -40),
-                       ("W:W46,47,33:B1,2,30", 0)):
-        board = damier.Board(fen)
-        set_eval_weights(plain.to_core())
-        before = evaluate(board)
-        set_eval_weights(w.to_core())
-        assert evaluate(board) == before + delta, fen
+    wide = sorted((f - base, c) for f, c in zip(feats, counts)
+                  if base <= f < base + layout["wide_features"])
+    assert wide == _wide_states(board)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
