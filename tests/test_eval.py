@@ -10,7 +10,6 @@ from array import array
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import damier
@@ -37,9 +36,9 @@ def random_boards(variant: str, count: int, seed: int) -> list[damier.Board]:
 
 
 def random_weights(variant: str, seed: int) -> Weights:
+    rng = random.Random(seed)
     n = 2 * eval_layout(VARIANTS[variant].index)["features"]
-    values = np.random.default_rng(seed).integers(-3000, 3001, n, dtype=np.int16)
-    return Weights(VARIANTS[variant], array("h", values.tobytes()))
+    return Weights(VARIANTS[variant], array("h", (rng.randint(-3000, 3000) for _ in range(n))))
 
 
 def traced_score(board: damier.Board, vector: array) -> int:
@@ -158,10 +157,8 @@ def test_material_table_state_of_a_position(fen, variant, white, black) -> None:
     layout = eval_layout(board.variant.index)
     base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
     assert layout["material_states"] == 20 * 4 * 20 * 4
-    assert layout["features"] == (base + layout["material_states"] + layout["wide_features"]
-                                  + 1)
-    material = [(f - base, c) for f, c in zip(feats, counts)
-                if base <= f < base + layout["material_states"]]
+    assert layout["features"] == base + layout["material_states"] + 1
+    material = [(f - base, c) for f, c in zip(feats, counts) if base <= f < layout["features"] - 1]
     assert sorted(material) == sorted([(_material_state(*white), 1), (_material_state(*black), -1)])
 
 
@@ -184,88 +181,22 @@ def test_material_weights_change_the_score_as_documented(restore_weights: None) 
         assert evaluate(board) == before + sign * 64 // 4
 
 
-@pytest.mark.parametrize("name, missing", [
-    # Written before the material table: neither the material nor the wide tables.
-    ("eval_international_round0.bin", ("material_states", "wide_features")),
-    # Written before the wide tables (the round-4 weights).
-    ("eval_international_round4.bin", ("wide_features",)),
-])
-def test_weights_of_earlier_layouts_read_with_zeros(name: str, missing: tuple[str, ...]) -> None:
-    """A file written before a table was added reads with that table all zeros
-    (just before the side to move's weights), its other weights as stored."""
-    raw_file = (Path(__file__).parent / "data" / name).read_bytes()
+def test_weights_before_the_material_table_read_with_zeros() -> None:
+    """tests/data/eval_international_round0.bin was written before the material
+    table: it reads with that table all zeros, its other weights as stored."""
+    raw_file = (Path(__file__).parent / "data" / "eval_international_round0.bin").read_bytes()
     stored = array("h")
     stored.frombytes(zlib.decompress(raw_file[100:]))
-    weights = Weights.read(Path(__file__).parent / "data" / name)
+    weights = Weights.read(Path(__file__).parent / "data" / "eval_international_round0.bin")
     layout = eval_layout(weights.variant.index)
-    size = sum(2 * layout[key] for key in missing)
-    at = len(weights.vector) - 2 - size
+    at = 2 * (len(layout["terms"]) + layout["patterns"] * layout["pattern_states"])
+    size = 2 * layout["material_states"]
     assert len(stored) + size == len(weights.vector)
     assert weights.vector[:at] == stored[:at]
     assert not any(weights.vector[at:at + size])
     assert weights.vector[at + size:] == stored[at:]
     # Written again, it is a file of the current layout that reads back the same.
     assert Weights.from_bytes(weights.to_bytes()) == weights
-
-
-def _wide_states(board: damier.Board) -> list[tuple[int, int]]:
-    """The wide tables' (feature offset, sign) pairs as their documentation
-    defines them, square by square: areas of 4 rows x 6 columns at even rows and
-    columns, table k pairing the k-th area in reading order (among those that
-    come before their half-turn) seen by White with its half-turn seen by Black;
-    the state is sum(digit_j * 3^j) over the area's squares in rising order
-    (own man 1, the opponent's 2), Black's view taking the turned squares
-    (n + 1 - s) of White's area in the same order."""
-    v = board.variant
-    size, per_row, n = v.size, v.per_row, v.squares
-    pieces = board.piece_map()
-
-    def square(r: int, c: int) -> int | None:
-        if (r + c) % 2 == 0:
-            return None                                  # a light square
-        return r * per_row + c // 2 + 1
-
-    out = []
-    k = 0
-    for r0 in range(0, size - 3, 2):
-        for c0 in range(0, size - 5, 2):
-            if (r0, c0) >= (size - 4 - r0, size - 6 - c0):
-                continue
-            squares = sorted(s for r in range(r0, r0 + 4) for c in range(c0, c0 + 6)
-                             if (s := square(r, c)) is not None)
-            assert len(squares) == 12
-            for sign, view in ((1, squares), (-1, [n + 1 - s for s in squares])):
-                own = WHITE if sign == 1 else not WHITE
-                state = 0
-                for j, s in enumerate(view):
-                    p = pieces.get(s)
-                    if p is not None and not p.king:
-                        state += (1 if p.color == own else 2) * 3 ** j
-                out.append((k * 3 ** 12 + state, sign))
-            k += 1
-    return sorted(out)
-
-
-@pytest.mark.parametrize("fen, variant", [
-    (None, "international"),
-    ("W:W31,32,36,41,K40,50:B1,5,6,10,K11,20,23", "international"),
-    ("W:W46,47,48,49,50,45,36:B1,6,16,26,K27", "international"),
-    ("B:W21,22,23,24,K32:B1,2,3,12", "english"),
-    (None, "russian"),
-])
-def test_wide_tables_state_of_a_position(fen: str | None, variant: str) -> None:
-    """Two wide features (White's view +1, Black's -1) per wide table, after the
-    material table; kings count as empty squares."""
-    board = damier.Board(fen, variant=variant) if fen else damier.Board(variant=variant)
-    feats, counts, _, _ = eval_trace(board)
-    layout = eval_layout(board.variant.index)
-    assert layout["wide_patterns"] == (6 if board.variant.size == 10 else 3)
-    assert layout["wide_features"] == layout["wide_patterns"] * 3 ** 12
-    base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"] \
-        + layout["material_states"]
-    wide = sorted((f - base, c) for f, c in zip(feats, counts)
-                  if base <= f < base + layout["wide_features"])
-    assert wide == _wide_states(board)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

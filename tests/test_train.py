@@ -153,6 +153,40 @@ def test_fit_recovers_known_weights() -> None:
     assert abs((man_open + man_end) / 2 - 960) < 60, fitted.get("man")
 
 
+def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -> None:
+    """A pattern state that no position of the data shows: the L2 prior pulls its
+    weight to zero by default, and leaves it at its initial value with
+    ``prior_initial`` (a refit on new games keeps what they do not show); a state
+    the data shows moves either way."""
+    boards = _random_positions(400, seed=5)
+    variant = boards[0].variant
+    sets = np.array([square_sets(b) for b in boards], dtype=np.uint64)
+    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
+                                               sets[:, 3].astype(np.uint8))
+    layout = eval_layout(variant.index)
+    nterms = len(layout["terms"])
+    seen = set(feats[counts != 0].ravel().tolist())
+    unseen = next(f for f in range(nterms, nterms + 6561) if f not in seen)
+    shown = int(feats[0, np.flatnonzero((feats[0] >= nterms) & (feats[0] < nterms + 6561))[0]])
+    games = np.arange(len(boards)) // 10
+    rng = np.random.default_rng(3)
+    data = Dataset(variant, feats, counts, phase, shift, rng.integers(0, 3, len(boards)) / 2,
+                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
+    start = Weights.material(variant)
+    for f in (unseen, shown):
+        start.vector[2 * f] = start.vector[2 * f + 1] = 400
+    results = {}
+    for centre in (False, True):
+        fitted, _ = fit(data, start, FitSettings(epochs=5, batch=64, learning_rate=0.5, l2=0.05,
+                                                 score_share=0.0, validation=0.2,
+                                                 prior_initial=centre), progress=False)
+        results[centre] = fitted
+    assert abs(results[False].vector[2 * unseen]) < 100            # pulled towards zero
+    assert results[True].vector[2 * unseen] == 400                 # kept
+    assert results[True].vector[2 * unseen + 1] == 400
+    assert results[True].vector[2 * shown] != 400 or results[True].vector[2 * shown + 1] != 400
+
+
 def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     selfplay(out, games=4, settings=TINY, backend="local", progress=False)

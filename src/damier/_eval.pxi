@@ -8,8 +8,6 @@ DEF PSTATES = 6561         # 3^8: an area's eight squares, each empty, own man o
 DEF MATSTATES = 6400       # material states: own men (0-19), own kings (0-3), the opponent's, 20*4*20*4
 DEF MAT_MEN = 20           # men counted up to 19 (20 only before the first capture)
 DEF MAT_KINGS = 4          # kings counted up to 3
-DEF MAXWIDE = 6            # weight tables of wide areas (6 on 10x10 boards, 3 on 8x8)
-DEF WSTATES = 531441       # 3^12: a wide area's twelve squares
 DEF UNIT_SHIFT = 3         # weights are in eighths of a centi-man
 DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men on the board)
 
@@ -45,13 +43,6 @@ DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men
 # many men against none, two kings against one and three men...). It is shared
 # by the two sides like the area tables: White's view minus Black's view, so a
 # balanced material scores 0. It comes after the area tables in the weights.
-#
-# Wide areas. Last, larger patterns: areas of 4 rows x 6 columns (12 dark
-# squares, three on each row), at even rows and columns (12 areas on 10 x 10,
-# 6 on 8 x 8), each with a table of 3^12 states, paired with its half-turned
-# area seen by Black like the 4 x 4 areas (no wide area is its own half-turn).
-# They see how men of both sides stand across three quarters of the board's
-# width, which the 4 x 4 areas cannot.
 
 EVAL_TERM_NAMES = (
     "man",            # men
@@ -73,8 +64,6 @@ ctypedef struct EvalW:
     int16_t side[2]                  # the side to move's bonus
     int16_t pat[MAXPAT][PSTATES][2]  # [table][area state][opening, endgame]
     int16_t mat[MATSTATES][2]        # [material state][opening, endgame]
-    int nwide                        # wide tables to score: 0 when all their weights are 0
-    int16_t* wide                    # [table][area state][opening, endgame] (NULL when nwide is 0)
 
 ctypedef struct EvalTables:
     int initial_men
@@ -90,13 +79,6 @@ ctypedef struct EvalTables:
     uint64_t outpost[2]      # squares where an outpost counts, [black, white]
     uint64_t cone[2][64]     # squares ahead of a man on a bit, [black, white]
     uint64_t row_bits[4]     # [j]: the squares whose row (0 at the top) has bit j set
-    int nwide                # wide tables in use
-    uint64_t wmask_w[MAXWIDE]  # the squares of the wide area White sees with wide table k
-    uint64_t wmask_b[MAXWIDE]  # the same area turned, seen by Black
-    int wrow_w[MAXWIDE][4]   # the lowest bit of each row of wmask_w[k] (three bits a row)
-    int wrow_b[MAXWIDE][4]
-    int wlow_w[MAXWIDE]      # the lowest square of each (for eval_layout)
-    int wlow_b[MAXWIDE]
 
 # Parallel bit extract (BMI2) gathers an area's 8 squares in one instruction,
 # where the folds of ``area_bits`` take a dozen. Not on AMD before Zen 3, whose
@@ -119,24 +101,10 @@ cdef EvalTables ETAB[MAX_VARIANTS]
 cdef EvalW* EVALW[MAX_VARIANTS]        # the weights every search uses unless given its own
 cdef uint16_t TERN[256]                # bits of an area's 8 squares -> base-3 digits 1
 cdef uint16_t TERN_REV[256]            # the same, the 8 squares in reverse order
-cdef uint32_t TERN12[4096]             # bits of a wide area's 12 squares -> base-3 digits 1
-cdef uint32_t TERN12_REV[4096]         # the same, the 12 squares in reverse order
 
 
 cdef void _init_tern() noexcept:
     cdef int x, j, v, r, p
-    for x in range(4096):
-        v = 0
-        r = 0
-        p = 1
-        for j in range(12):
-            if x & (1 << j):
-                v += p
-            if x & (1 << (11 - j)):
-                r += p
-            p *= 3
-        TERN12[x] = <uint32_t>v
-        TERN12_REV[x] = <uint32_t>r
     for x in range(256):
         v = 0
         r = 0
@@ -196,17 +164,6 @@ cdef void _init_eval_tables(int v):
                 t.mask_b[n] = area_mask(t, t.area_b[n])
                 n += 1
     t.npat = n
-    # Wide areas: 4 rows x 6 columns at even rows and columns, paired the same way.
-    n = 0
-    for r in range(0, size - 3, 2):
-        for c in range(0, size - 5, 2):
-            r2 = size - 4 - r
-            c2 = size - 6 - c
-            if (r, c) < (r2, c2):
-                _wide_area(g, r, c, &t.wmask_w[n], t.wrow_w[n], &t.wlow_w[n])
-                _wide_area(g, r2, c2, &t.wmask_b[n], t.wrow_b[n], &t.wlow_b[n])
-                n += 1
-    t.nwide = n
     for s in range(1, g.nsq + 1):
         b = g.bit_of_sq[s]
         bit = (<uint64_t>1) << b
@@ -230,26 +187,6 @@ cdef void _init_eval_tables(int v):
                 t.cone[1][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
             if r2 > r and abs(c2 - c) <= r2 - r:
                 t.cone[0][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
-
-
-cdef void _wide_area(const Geo* g, int row, int col, uint64_t* mask, int* rows, int* low) noexcept:
-    """The squares of the wide area whose top-left corner is (row, col): its
-    mask, the lowest bit of each of its four rows and its lowest square."""
-    cdef int s, r, c, b
-    mask[0] = 0
-    low[0] = 0
-    for r in range(4):
-        rows[r] = -1
-    for s in range(1, g.nsq + 1):
-        r = (s - 1) // g.per_row
-        c = 2 * ((s - 1) % g.per_row) + (1 if r % 2 == 0 else 0)
-        if row <= r < row + 4 and col <= c < col + 6:
-            b = g.bit_of_sq[s]
-            mask[0] |= (<uint64_t>1) << b
-            if rows[r - row] < 0:
-                rows[r - row] = b
-            if low[0] == 0:
-                low[0] = s
 
 
 cdef void _default_eval_params(int v):
@@ -293,28 +230,6 @@ cdef inline int area_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int 
     cdef uint64_t x = ((bm >> base) & <uint64_t>0xFFFFFFFF) | (((wm >> base) & <uint64_t>0xFFFFFFFF) << 32)
     x = area_bits(t, x)
     return TERN_REV[x & 255] + 2 * TERN_REV[(x >> 32) & 255]
-
-
-cdef inline int wide_bits(const int* rows, uint64_t x) noexcept nogil:
-    """The 12 squares of a wide area (the lowest bits of its rows in ``rows``)
-    as bits 0-11, in square order."""
-    return <int>(((x >> rows[0]) & 7) | (((x >> rows[1]) & 7) << 3)
-                 | (((x >> rows[2]) & 7) << 6) | (((x >> rows[3]) & 7) << 9))
-
-
-cdef inline int wide_index_w(const EvalTables* t, uint64_t wm, uint64_t bm, int k) noexcept nogil:
-    """White's view of wide area k: own (White) men digit 1, Black's men digit 2."""
-    if FAST_PEXT:
-        return TERN12[pext(wm, t.wmask_w[k])] + 2 * TERN12[pext(bm, t.wmask_w[k])]
-    return TERN12[wide_bits(t.wrow_w[k], wm)] + 2 * TERN12[wide_bits(t.wrow_w[k], bm)]
-
-
-cdef inline int wide_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int k) noexcept nogil:
-    """Black's view of the turned wide area k: own (Black) men digit 1, White's
-    men digit 2, the squares in reverse order."""
-    if FAST_PEXT:
-        return TERN12_REV[pext(bm, t.wmask_b[k])] + 2 * TERN12_REV[pext(wm, t.wmask_b[k])]
-    return TERN12_REV[wide_bits(t.wrow_b[k], bm)] + 2 * TERN12_REV[wide_bits(t.wrow_b[k], wm)]
 
 
 cdef inline int material_index(int men, int kings, int opp_men, int opp_kings) noexcept nogil:
@@ -494,14 +409,6 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     vb = (<const int32_t*>&w.mat[ib][0])[0]
     po += <int16_t>vw - <int16_t>vb
     pe += (vw >> 16) - (vb >> 16)
-    # (Weights without wide tables, those of other variants say, skip them.)
-    for k in range(w.nwide):
-        iw = wide_index_w(t, wm, bm, k)
-        ib = wide_index_b(t, wm, bm, k)
-        vw = (<const int32_t*>&w.wide[2 * (k * WSTATES + iw)])[0]
-        vb = (<const int32_t*>&w.wide[2 * (k * WSTATES + ib)])[0]
-        po += <int16_t>vw - <int16_t>vb
-        pe += (vw >> 16) - (vb >> 16)
     so = po
     se = pe
     for i in range(NTERMS):
@@ -522,18 +429,13 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
 
 cdef int eval_nfeatures(int v) noexcept:
     """Features of a variant: the terms, its pattern tables, the material
-    table, the wide tables, the side to move."""
-    return NTERMS + ETAB[v].npat * PSTATES + MATSTATES + ETAB[v].nwide * WSTATES + 1
+    table, the side to move."""
+    return NTERMS + ETAB[v].npat * PSTATES + MATSTATES + 1
 
 
 cdef inline int material_feature(const EvalTables* t, int index) noexcept nogil:
     """The feature number of material state ``index``."""
     return NTERMS + t.npat * PSTATES + index
-
-
-cdef inline int wide_feature(const EvalTables* t, int k, int index) noexcept nogil:
-    """The feature number of state ``index`` of wide table ``k``."""
-    return NTERMS + t.npat * PSTATES + MATSTATES + k * WSTATES + index
 
 
 cdef class EvalWeights:
@@ -542,7 +444,7 @@ cdef class EvalWeights:
     ``data`` is the weight vector as little-endian int16, two weights (opening,
     endgame) per feature in the order of :func:`eval_layout`: the terms, the
     pattern tables (table by table, state by state), the material table, the
-    wide tables (table by table), the side to move.
+    side to move.
     :mod:`damier.evalfile` reads and writes the files that hold them."""
 
     cdef EvalW* w
@@ -550,7 +452,7 @@ cdef class EvalWeights:
 
     def __cinit__(self, int variant_index, data):
         cdef const uint8_t[:] raw
-        cdef int nf, i, k, j, base, nwide
+        cdef int nf, i, k, j, base
         cdef const int16_t* v
         if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
             raise ValueError(f"unknown variant index {variant_index}")
@@ -576,23 +478,10 @@ cdef class EvalWeights:
             self.w.mat[j][0] = v[base]
             self.w.mat[j][1] = v[base + 1]
             base += 2
-        # The wide tables take memory (12 MB on 10x10) only when they hold weights.
-        nwide = ETAB[variant_index].nwide
-        for j in range(2 * WSTATES * nwide):
-            if v[base + j]:
-                self.w.wide = <int16_t*>malloc(4 * WSTATES * nwide)
-                if self.w.wide == NULL:
-                    raise MemoryError()
-                memcpy(self.w.wide, &v[base], 4 * WSTATES * nwide)
-                self.w.nwide = nwide
-                break
-        base += 2 * WSTATES * nwide
         self.w.side[0] = v[base]
         self.w.side[1] = v[base + 1]
 
     def __dealloc__(self):
-        if self.w != NULL:
-            free(self.w.wide)
         free(self.w)
 
     def to_bytes(self) -> bytes:
@@ -614,9 +503,6 @@ cdef class EvalWeights:
             v[base] = self.w.mat[j][0]
             v[base + 1] = self.w.mat[j][1]
             base += 2
-        if self.w.wide != NULL:
-            memcpy(&v[base], self.w.wide, 4 * WSTATES * self.w.nwide)
-        base += 2 * WSTATES * ETAB[self.variant_index].nwide
         v[base] = self.w.side[0]
         v[base + 1] = self.w.side[1]
         return bytes(out)
@@ -637,19 +523,13 @@ def eval_layout(int variant_index) -> dict:
     """The feature layout of a variant's evaluation: term names, pattern tables,
     states per table, the material table's states (after the pattern tables;
     ``material_counts``: men and kings are counted up to one less than these),
-    the wide tables (``wide_features`` in all, ``wide_patterns`` tables of
-    ``wide_states``, after the material table; ``wide_areas``: the lowest
-    square of each table's two areas), features and the shifts of the
-    fixed-point arithmetic."""
+    features and the shifts of the fixed-point arithmetic."""
     if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
         raise ValueError(f"unknown variant index {variant_index}")
     cdef const EvalTables* t = &ETAB[variant_index]
     return {"terms": list(EVAL_TERM_NAMES), "patterns": t.npat, "pattern_states": PSTATES,
             "pattern_squares": 8, "material_states": MATSTATES,
             "material_counts": [MAT_MEN, MAT_KINGS],
-            "wide_features": t.nwide * WSTATES, "wide_patterns": t.nwide,
-            "wide_states": WSTATES, "wide_squares": 12,
-            "wide_areas": [(t.wlow_w[k], t.wlow_b[k]) for k in range(t.nwide)],
             "features": eval_nfeatures(variant_index),
             "unit_shift": UNIT_SHIFT, "phase_one": PHASE_ONE,
             "areas": [(GEOS[variant_index].sq_of_bit[t.area_w[k]], GEOS[variant_index].sq_of_bit[t.area_b[k]])
@@ -692,11 +572,6 @@ def eval_trace(CoreBoard board):
     counts.append(1)
     feats.append(material_feature(t, ib))
     counts.append(-1)
-    for k in range(t.nwide):
-        feats.append(wide_feature(t, k, wide_index_w(t, wm, bm, k)))
-        counts.append(1)
-        feats.append(wide_feature(t, k, wide_index_b(t, wm, bm, k)))
-        counts.append(-1)
     feats.append(eval_nfeatures(g.variant) - 1)
     counts.append(1 if p.turn == 1 else -1)
     return feats, counts, eval_phase(t, popcount(wm | bm)), eval_divisor_shift(g, p)
@@ -708,7 +583,7 @@ def eval_scale_divisor(CoreBoard board) -> int:
     return eval_divisor(board._g, &board._pos)
 
 
-DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 2 * MAXWIDE + 1
+DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 1
 
 
 def square_sets(CoreBoard board):
@@ -807,14 +682,7 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
             feats[i, col] = material_feature(t, ib)
             counts[i, col] = -1
             col += 1
-            for k in range(t.nwide):
-                feats[i, col] = wide_feature(t, k, wide_index_w(t, wm, bm, k))
-                counts[i, col] = 1
-                col += 1
-                feats[i, col] = wide_feature(t, k, wide_index_b(t, wm, bm, k))
-                counts[i, col] = -1
-                col += 1
-            feats[i, col] = wide_feature(t, t.nwide, 0)     # the side to move, after the tables
+            feats[i, col] = material_feature(t, MATSTATES)     # the side to move, after the table
             counts[i, col] = 1 if pos.turn == 1 else -1
             col += 1
             while col < TRACE_WIDTH:

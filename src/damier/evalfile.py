@@ -21,8 +21,7 @@ A file whose magic, version, variant, layout or digest does not match is
 refused with a :class:`WeightsFileError` that says which. A file of an earlier
 layout reads with the tables it lacks all zeros, which evaluates every position
 as that file did: a file written before the material table (damier until
-2026-11-23, round 3) with neither the material nor the wide tables, one
-written before the wide tables (round 4) without them.
+2026-11-23, round 3) without the material table.
 
 >>> from damier.variants import get_variant
 >>> w = Weights.material(get_variant("english"))
@@ -86,7 +85,6 @@ def _features(variant: Variant) -> int:
 # keys that describe it, the first of them its number of states.
 _ADDED_TABLES: tuple[tuple[str, ...], ...] = (
     ("material_states", "material_counts"),   # 2026-11-23, round 4
-    ("wide_features", "wide_patterns", "wide_states", "wide_squares", "wide_areas"),  # round 5
 )
 
 

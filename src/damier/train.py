@@ -443,6 +443,7 @@ class FitSettings:
     validation: float = 0.1         # share of the games held out
     seed: int = 1
     fixed: tuple[str, ...] = ()     # terms kept at their initial weights
+    prior_initial: bool = False     # the L2 prior pulls towards the initial weights, not zero
 
 
 def _sigmoid(np: Any, z: Any) -> Any:
@@ -521,6 +522,9 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     prior = np.zeros(nweights)
     prior[2 * nterms:nweights - 2] = 0.25 * settings.l2 / unit ** 2
     denominator = hess + prior + 1e-30
+    # The prior's centre: zero, or the initial weights (a refit on new games then keeps
+    # what it knew of the patterns those games do not show, instead of forgetting it).
+    centre = w.copy() if settings.prior_initial else np.zeros(nweights)
     history: list[dict[str, float]] = []
     best = (math.inf, w.copy())
     bar = ProgressBar("fit", total=settings.epochs, stream=stream, enabled=progress)
@@ -543,7 +547,7 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
                 grad += np.bincount((feats + 1).ravel(), weights=(gc * (1 - ph)).ravel(),
                                     minlength=nweights)
                 grad *= len(rows) / min(len(rows), len(train))
-                step = settings.learning_rate * (grad + prior * w) / denominator
+                step = settings.learning_rate * (grad + prior * (w - centre)) / denominator
                 step[frozen] = 0.0
                 w -= step
                 np.clip(w, -32767, 32767, out=w)
@@ -629,6 +633,9 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     f.add_argument("--batch", type=int, default=FitSettings.batch)
     f.add_argument("--learning-rate", type=float, default=FitSettings.learning_rate)
     f.add_argument("--l2", type=float, default=FitSettings.l2)
+    f.add_argument("--prior-initial", action="store_true",
+                   help="the L2 prior pulls the weights towards the initial ones instead of zero "
+                        "(for a refit on new games only: what the new games do not show is kept)")
     f.add_argument("--scale", type=float, default=FitSettings.scale)
     f.add_argument("--score-share", type=float, default=FitSettings.score_share)
     f.add_argument("--validation", type=float, default=FitSettings.validation)
@@ -686,7 +693,7 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
     settings = FitSettings(epochs=args.epochs, batch=args.batch, learning_rate=args.learning_rate,
                            l2=args.l2, scale=args.scale, score_share=args.score_share,
                            validation=args.validation, seed=args.seed,
-                           fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
+                           prior_initial=args.prior_initial, fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
     if settings.epochs < 1 or settings.batch < 1 or not 0 <= settings.validation < 1:
         raise TrainError("--epochs and --batch must be at least 1, --validation in [0, 1)")
     err.write(f"fit: {len(data)} positions from {data.games} games ({data.variant.name})\n")
