@@ -1,6 +1,7 @@
 """damier train: self-play on Ray (interrupted and resumed, every game counted
 once), the fit (recovers known weights) and the command line."""
 
+import io
 import json
 import os
 import random
@@ -185,6 +186,34 @@ def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -
     assert results[True].vector[2 * unseen] == 400                 # kept
     assert results[True].vector[2 * unseen + 1] == 400
     assert results[True].vector[2 * shown] != 400 or results[True].vector[2 * shown + 1] != 400
+
+
+def test_validation_leaves_out_positions_of_training_games() -> None:
+    """Every game starts from the same position (as games of one opening do): the
+    held-out games' copies of it are left out of the validation loss, since the
+    training games have it too; their other positions stay."""
+    boards = _random_positions(201, seed=8)
+    variant = boards[0].variant
+    first, rest = boards[0], boards[1:]
+    # 100 games of two positions each: the shared first one, then one of its own.
+    order = [b for pair in zip([first] * 100, rest[:100]) for b in pair]
+    sets = np.array([square_sets(b) for b in order], dtype=np.uint64)
+    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
+                                               sets[:, 3].astype(np.uint8))
+    games = np.arange(len(order)) // 2
+    data = Dataset(variant, feats, counts, phase, shift, np.full(len(order), 0.5),
+                   np.zeros(len(order)), games, games=100)
+    held_out = 20                                   # validation 0.2 of 100 games
+    for unseen, expected in ((True, f"{held_out} of {2 * held_out} held-out positions"),
+                             (False, None)):
+        stream = io.StringIO()
+        fit(data, Weights.material(variant), FitSettings(epochs=1, validation=0.2,
+                                                          unseen_validation=unseen),
+            progress=False, stream=stream)
+        if expected:
+            assert expected in stream.getvalue(), stream.getvalue()
+        else:
+            assert "held-out positions" not in stream.getvalue()
 
 
 def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:

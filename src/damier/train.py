@@ -444,6 +444,21 @@ class FitSettings:
     seed: int = 1
     fixed: tuple[str, ...] = ()     # terms kept at their initial weights
     prior_initial: bool = False     # the L2 prior pulls towards the initial weights, not zero
+    unseen_validation: bool = True  # validate only on positions that no training game has
+
+
+def _position_keys(np: Any, data: Dataset) -> Any:
+    """A 64-bit hash of each position's features (the evaluation sees two positions
+    with the same features, phase and scaling as the same position)."""
+    width = data.feats.shape[1]
+    mult = np.random.default_rng(12345).integers(1, 2 ** 63, width + 2, dtype=np.uint64) | 1
+    with np.errstate(over="ignore"):
+        key = (data.feats.astype(np.uint64) * np.uint64(65599)
+               + data.counts.astype(np.int64).astype(np.uint64)) * mult[:width]
+        h = key.sum(axis=1, dtype=np.uint64)
+        h += data.phase.astype(np.uint64) * mult[width]
+        h += data.shift.astype(np.int64).astype(np.uint64) * mult[width + 1]
+    return h
 
 
 def _sigmoid(np: Any, z: Any) -> Any:
@@ -500,7 +515,19 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     held = set(rng.choice(games, size=max(1, int(len(games) * settings.validation)), replace=False)
                .tolist()) if settings.validation > 0 and len(games) > 1 else set()
     is_val = np.isin(data.game, list(held))
-    train, val = data.subset(~is_val), data.subset(is_val)
+    if settings.unseen_validation and is_val.any():
+        # Games of one opening share their first positions, and a feature that can
+        # tell positions apart (a big pattern table) can learn them by heart: a held-out
+        # game's position that a training game also has measures memory, not skill.
+        keys = _position_keys(np, data)
+        repeated = is_val & np.isin(keys, keys[~is_val])
+        if repeated.any():
+            stream.write(f"fit: {int(repeated.sum())} of {int(is_val.sum())} held-out positions "
+                         f"also occur in training games; validating on the other "
+                         f"{int(is_val.sum() - repeated.sum())}\n")
+        train, val = data.subset(~is_val), data.subset(is_val & ~repeated)
+    else:
+        train, val = data.subset(~is_val), data.subset(is_val)
     if len(train) == 0:
         raise TrainError("no positions to fit")
     t_train, t_val = targets(np, train, settings), targets(np, val, settings)
@@ -633,6 +660,9 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     f.add_argument("--batch", type=int, default=FitSettings.batch)
     f.add_argument("--learning-rate", type=float, default=FitSettings.learning_rate)
     f.add_argument("--l2", type=float, default=FitSettings.l2)
+    f.add_argument("--all-validation", action="store_true",
+                   help="validate on every held-out position, also those a training game has "
+                        "(by default these are left out of the validation loss)")
     f.add_argument("--prior-initial", action="store_true",
                    help="the L2 prior pulls the weights towards the initial ones instead of zero "
                         "(for a refit on new games only: what the new games do not show is kept)")
@@ -693,7 +723,8 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
     settings = FitSettings(epochs=args.epochs, batch=args.batch, learning_rate=args.learning_rate,
                            l2=args.l2, scale=args.scale, score_share=args.score_share,
                            validation=args.validation, seed=args.seed,
-                           prior_initial=args.prior_initial, fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
+                           prior_initial=args.prior_initial,
+                           unseen_validation=not args.all_validation, fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
     if settings.epochs < 1 or settings.batch < 1 or not 0 <= settings.validation < 1:
         raise TrainError("--epochs and --batch must be at least 1, --validation in [0, 1)")
     err.write(f"fit: {len(data)} positions from {data.games} games ({data.variant.name})\n")
