@@ -216,6 +216,47 @@ def test_validation_leaves_out_positions_of_training_games() -> None:
             assert "held-out positions" not in stream.getvalue()
 
 
+def test_rescore_adds_deeper_scores_resumes_and_feeds_the_fit(tmp_path: Path, capsys) -> None:
+    """``rescore`` writes one file of scores a chunk (as many as its positions);
+    run again it rescores nothing, and a lost file is rescored to the same
+    values; ``load_dataset(rescored=...)`` and ``fit --rescored`` use those scores."""
+    from damier.train import _board_from_sets, rescore
+
+    run = tmp_path / "run"
+    selfplay(run, games=4, settings=TINY, backend="local", progress=False)
+    chunks = sorted(run.glob("chunk-*.npz"))
+    # The positions come back as the boards they were stored from.
+    for chunk in chunks:
+        with np.load(chunk) as data:
+            for w, b, k, wtm in zip(data["white"], data["black"], data["kings"],
+                                    data["white_to_move"]):
+                board = _board_from_sets(damier.Board().variant, int(w), int(b), int(k), bool(wtm))
+                assert square_sets(board) == (int(w), int(b), int(k), bool(wtm))
+    first = rescore(run, nodes=300, backend="local", progress=False)
+    assert first["chunks"] == first["new_chunks"] == len(chunks)
+    files = sorted(run.glob("rescore-300-*.npz"))
+    assert len(files) == len(chunks)
+    for chunk, extra in zip(chunks, files):
+        with np.load(chunk) as data, np.load(extra) as deep:
+            assert len(deep["score"]) == len(data["score"]) and deep["valid"].any()
+    again = rescore(run, nodes=300, backend="local", progress=False)
+    assert again["new_chunks"] == 0
+    kept = np.load(files[0])["score"].copy()
+    files[0].unlink()
+    assert rescore(run, nodes=300, backend="local", progress=False)["new_chunks"] == 1
+    assert np.array_equal(np.load(files[0])["score"], kept)
+    data = load_dataset([run], rescored=300)
+    deep = np.concatenate([np.load(f)["score"][np.load(f)["valid"].astype(bool)] for f in files])
+    assert np.array_equal(data.score, deep.astype(np.float64))
+    weights = tmp_path / "w.bin"
+    assert main(["fit", str(run), "--rescored", "300", "--out", str(weights), "--epochs", "1",
+                 "--no-progress"]) == 0
+    assert json.loads((tmp_path / "w.manifest.json").read_text())["rescored"] == 300
+    assert main(["fit", str(run), "--rescored", "999", "--out", str(weights)]) == 2
+    assert "damier train rescore" in capsys.readouterr().err
+    assert main(["rescore", str(tmp_path / "nothing"), "--nodes", "10"]) == 2
+
+
 def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     selfplay(out, games=4, settings=TINY, backend="local", progress=False)

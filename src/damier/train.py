@@ -1,4 +1,4 @@
-"""Training damier's evaluation: ``damier train selfplay | fit | gate``.
+"""Training damier's evaluation: ``damier train selfplay | rescore | fit | gate``.
 
 A round of training is three commands, each showing progress, stoppable with
 Ctrl-C and resumable (run the same command again)::
@@ -18,16 +18,29 @@ written atomically when it ends, so an interrupted run resumes with the
 chunks that are missing and no game is counted twice; a chunk's games depend
 only on the seed and the chunk's number.
 
+``rescore`` (optional) searches every position of a self-play run again at a
+larger node budget (``--nodes``), a chunk a task (Ray or local processes, like
+``selfplay``), into ``rescore-<nodes>-<chunk>.npz`` files beside the chunks;
+an interrupted pass resumes. ``fit --rescored NODES`` then uses those deeper
+scores as the positions' scores (with ``--score-share 1``: the evaluation
+learns to predict a deeper search)::
+
+    damier train rescore data/r1 --nodes 50000
+    damier train fit data/r1 --rescored 50000 --score-share 1 --out r1.bin
+
 ``fit`` is a logistic regression of the positions' targets on the evaluation's
 features (:func:`damier._core.eval_trace_batch`): the prediction is
 ``sigmoid(eval / scale)``, the target the game result blended with
-``sigmoid(score / scale)`` (``--score-share``). Mini-batch Adam on the sparse
-features with numpy alone (gather for the prediction, ``bincount`` for the
-gradient: a few seconds an epoch for a million positions on one core, so
-PyTorch would add a large dependency for no gain here), L2 towards zero (which
-keeps rarely seen patterns near zero), the validation loss on held-out games
-after every epoch and the weights of the best epoch written in the weights
-file format (:mod:`damier.evalfile`) with a manifest beside them.
+``sigmoid(score / scale)`` (``--score-share``). Mini-batch steps on the sparse
+features with numpy alone, each a share of a diagonal Newton step (gather for
+the prediction, ``bincount`` for the gradient: a few seconds an epoch for a
+million positions on one core, so PyTorch would add a large dependency for no
+gain here), an L2 prior towards zero (which keeps rarely seen patterns near
+zero) or, with ``--prior-initial``, towards the initial weights (a refit on new
+games then keeps what those games do not show), the validation loss on
+held-out games after every epoch (leaving out held-out positions that a
+training game also has) and the weights of the best epoch written in the
+weights file format (:mod:`damier.evalfile`) with a manifest beside them.
 
 ``gate`` plays the new weights against the current ones (game pairs from the
 shipped openings, pentanomial statistics, optionally an SPRT); a new set is
@@ -57,7 +70,8 @@ from damier.evalfile import UNIT, Weights, WeightsFileError, shipped_weights
 from damier.progress import ProgressBar
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["SelfplaySettings", "play_chunk", "selfplay", "Dataset", "load_dataset",
+__all__ = ["SelfplaySettings", "play_chunk", "selfplay", "RescoreSettings", "rescore_chunk",
+           "rescore", "Dataset", "load_dataset",
            "FitSettings", "fit", "main", "add_train_parser"]
 
 SETTINGS_FILE = "selfplay.json"
@@ -232,13 +246,14 @@ def _prepare_run(out: Path, settings: SelfplaySettings) -> None:
         os.replace(tmp, path)
 
 
-def _run_tasks_ray(chunks: list[int], settings: SelfplaySettings, weights: str | None,
+def _run_tasks_ray(chunks: list[int], settings: Any, weights: str | None,
                    address: str | None, workers: int | None,
-                   done: Callable[[int, dict[str, Any]], None]) -> None:
+                   done: Callable[[int, dict[str, Any]], None],
+                   function: Callable[..., dict[str, Any]] = play_chunk) -> None:
     from damier.raytasks import start_ray
 
     ray, started = start_ray(address, workers)
-    task = ray.remote(num_cpus=1)(play_chunk)
+    task = ray.remote(num_cpus=1)(function)
     pending = {task.remote(settings, c, weights): c for c in chunks}
     try:
         while pending:
@@ -255,16 +270,17 @@ def _run_tasks_ray(chunks: list[int], settings: SelfplaySettings, weights: str |
             ray.shutdown()
 
 
-def _run_tasks_local(chunks: list[int], settings: SelfplaySettings, weights: str | None,
-                     workers: int, done: Callable[[int, dict[str, Any]], None]) -> None:
+def _run_tasks_local(chunks: list[int], settings: Any, weights: str | None,
+                     workers: int, done: Callable[[int, dict[str, Any]], None],
+                     function: Callable[..., dict[str, Any]] = play_chunk) -> None:
     if workers <= 1:
         for c in chunks:
-            done(c, play_chunk(settings, c, weights))
+            done(c, function(settings, c, weights))
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending = {pool.submit(play_chunk, settings, c, weights): c for c in chunks}
+        pending = {pool.submit(function, settings, c, weights): c for c in chunks}
         try:
             while pending:
                 finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
@@ -273,6 +289,19 @@ def _run_tasks_local(chunks: list[int], settings: SelfplaySettings, weights: str
         finally:
             for fut in pending:
                 fut.cancel()
+
+
+def _backend(name: str) -> str:
+    """``"ray"`` or ``"local"`` for a backend name (``"auto"``: Ray when installed)."""
+    if name == "auto":
+        try:
+            import ray  # noqa: F401
+            return "ray"
+        except ImportError:
+            return "local"
+    if name not in ("ray", "local"):
+        raise TrainError(f"unknown backend {name!r} (ray, local or auto)")
+    return name
 
 
 def selfplay(out: str | os.PathLike[str], *, games: int, settings: SelfplaySettings | None = None,
@@ -301,14 +330,7 @@ def selfplay(out: str | os.PathLike[str], *, games: int, settings: SelfplaySetti
     total_chunks = -(-games // settings.chunk_games)
     done_before = _done_chunks(path)
     todo = [c for c in range(total_chunks) if c not in done_before]
-    if backend == "auto":
-        try:
-            import ray  # noqa: F401
-            backend = "ray"
-        except ImportError:
-            backend = "local"
-    if backend not in ("ray", "local"):
-        raise TrainError(f"unknown backend {backend!r} (ray, local or auto)")
+    backend = _backend(backend)
     stream = stream if stream is not None else sys.stderr
     finished = len([c for c in done_before if c < total_chunks])
     bar = ProgressBar("selfplay", total=total_chunks * settings.chunk_games, stream=stream,
@@ -338,6 +360,126 @@ def selfplay(out: str | os.PathLike[str], *, games: int, settings: SelfplaySetti
     return {"games": total_chunks * settings.chunk_games,
             "new_games": counts["new"] * settings.chunk_games,
             "new_positions": counts["positions"], "seconds": time.monotonic() - began}
+
+
+# ---------------------------------------------------------------------------------------
+# Rescoring: deeper search scores for the positions of a self-play run
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RescoreSettings:
+    """A rescoring pass over a self-play directory: every position of its chunks
+    searched again at ``nodes`` nodes (a deeper score than the games' own)."""
+
+    directory: str
+    variant: str = DEFAULT_VARIANT
+    nodes: int = 50_000
+
+
+def _rescore_path(directory: Path, nodes: int, chunk: int) -> Path:
+    return directory / f"rescore-{nodes}-{chunk:06d}.npz"
+
+
+def _board_from_sets(variant: Variant, white: int, black: int, kings: int,
+                     white_to_move: bool) -> Board:
+    from damier.piece import BLACK, WHITE, Piece
+
+    pieces = {}
+    for s in range(1, variant.squares + 1):
+        bit = 1 << (s - 1)
+        if white & bit or black & bit:
+            pieces[s] = Piece(WHITE if white & bit else BLACK, bool(kings & bit))
+    board = Board(variant=variant)
+    board.set_piece_map(pieces, turn=WHITE if white_to_move else BLACK)
+    return board
+
+
+def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | None = None
+                  ) -> dict[str, Any]:
+    """The positions of chunk ``chunk`` searched at ``settings.nodes`` nodes:
+    ``score`` (White's view, centi-men, as the self-play games store it) and
+    ``valid`` (0 where the search found a forced result or gave no score). The
+    hash table is kept from one position of a game to the next, as in play."""
+    np = _numpy()
+    from damier.engine import Engine, Limit
+
+    variant = get_variant(settings.variant)
+    with np.load(_chunk_path(Path(settings.directory), chunk)) as data:
+        arrays = {k: data[k] for k in ("white", "black", "kings", "white_to_move", "game")}
+    engine = Engine(hash_mb=16, weights=weights_path if weights_path else None)
+    n = len(arrays["game"])
+    score = np.zeros(n, dtype=np.int16)
+    valid = np.zeros(n, dtype=np.uint8)
+    game = None
+    for i in range(n):
+        if arrays["game"][i] != game:
+            game = arrays["game"][i]
+            engine.new_game()
+        board = _board_from_sets(variant, int(arrays["white"][i]), int(arrays["black"][i]),
+                                 int(arrays["kings"][i]), bool(arrays["white_to_move"][i]))
+        info = engine.analyse(board, Limit(nodes=settings.nodes))
+        pov = info.get("score")
+        value = pov.white().score(win_score=3000) if pov is not None else None
+        if value is not None and abs(value) < 2500:
+            score[i] = value
+            valid[i] = 1
+    return {"score": score, "valid": valid, "nodes": np.array(settings.nodes, dtype=np.int64)}
+
+
+def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | None = None,
+            backend: str = "auto", address: str | None = None, workers: int | None = None,
+            progress: bool = True, stream: TextIO | None = None) -> dict[str, Any]:
+    """Searches every position of the self-play run in ``directory`` again at
+    ``nodes`` nodes, a chunk a task, into ``rescore-<nodes>-<chunk>.npz`` files
+    beside the chunks; chunks already rescored are skipped (an interrupted pass
+    resumes). ``damier train fit --rescored NODES`` fits to these scores.
+    Returns ``{"chunks", "new_chunks", "positions", "seconds"}``."""
+    path = Path(directory)
+    settings_path = path / SETTINGS_FILE
+    if not settings_path.is_file():
+        raise TrainError(f"{path}: not a self-play directory (no {SETTINGS_FILE})")
+    if nodes < 1:
+        raise TrainError("--nodes must be at least 1")
+    variant = json.loads(settings_path.read_text())["variant"]
+    if weights is not None:
+        try:
+            Weights.read(weights, variant=variant)
+        except WeightsFileError as err:
+            raise TrainError(str(err)) from None
+    chunks = sorted(_done_chunks(path))
+    todo = [c for c in chunks if not _rescore_path(path, nodes, c).exists()]
+    settings = RescoreSettings(str(path), variant, nodes)
+    stream = stream if stream is not None else sys.stderr
+    bar = ProgressBar("rescore", total=len(chunks), stream=stream, done=len(chunks) - len(todo),
+                      enabled=progress)
+    if len(todo) < len(chunks):
+        bar.message(f"resuming: {len(chunks) - len(todo)} of {len(chunks)} chunks already "
+                    f"rescored", always=True)
+    began = time.monotonic()
+    counts = {"new": 0, "positions": 0}
+
+    def done(chunk: int, arrays: dict[str, Any]) -> None:
+        np = _numpy()
+        final = _rescore_path(path, nodes, chunk)
+        tmp = final.with_name(final.name + ".tmp")
+        with open(tmp, "wb") as handle:
+            np.savez_compressed(handle, **arrays)
+        os.replace(tmp, final)
+        counts["new"] += 1
+        counts["positions"] += len(arrays["score"])
+        bar.update(f"{counts['positions'] / max(1e-9, time.monotonic() - began):.1f} positions/s",
+                   advance=1, line=f"chunk {chunk}: {len(arrays['score'])} positions")
+
+    try:
+        if todo:
+            if _backend(backend) == "ray":
+                _run_tasks_ray(todo, settings, weights, address, workers, done, rescore_chunk)
+            else:
+                _run_tasks_local(todo, settings, weights, workers or 1, done, rescore_chunk)
+    finally:
+        bar.close()
+    return {"chunks": len(chunks), "new_chunks": counts["new"],
+            "positions": counts["positions"], "seconds": time.monotonic() - began}
 
 
 # ---------------------------------------------------------------------------------------
@@ -384,8 +526,12 @@ def trace_arrays(variant: Variant, white: Any, black: Any, kings: Any, wtm: Any)
     return feats, counts, phase, shift
 
 
-def load_dataset(directories: Sequence[str | os.PathLike[str]]) -> Dataset:
-    """The positions of one or more self-play directories, with their features."""
+def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
+                 rescored: int | None = None) -> Dataset:
+    """The positions of one or more self-play directories, with their features.
+    With ``rescored`` (nodes), the scores are those of ``damier train rescore
+    --nodes`` that many: only rescored chunks are read, and positions the
+    rescoring found no score for are left out."""
     np = _numpy()
     parts: dict[str, list[Any]] = {k: [] for k in ("white", "black", "kings", "white_to_move",
                                                    "result", "score", "game")}
@@ -405,12 +551,29 @@ def load_dataset(directories: Sequence[str | os.PathLike[str]]) -> Dataset:
         chunk_files = sorted(path.glob("chunk-*.npz"))
         if not chunk_files:
             raise TrainError(f"{path}: no games yet (run damier train selfplay first)")
+        if rescored is not None:
+            chunk_files = [f for f in chunk_files
+                           if _rescore_path(path, rescored, int(f.stem.split("-")[1])).exists()]
+            if not chunk_files:
+                raise TrainError(f"{path}: no chunk rescored at {rescored} nodes "
+                                 f"(run damier train rescore {path} --nodes {rescored})")
         top = offset
         for chunk_file in chunk_files:
             try:
                 with np.load(chunk_file) as data:
+                    keep = slice(None)
+                    deep = None
+                    if rescored is not None:
+                        with np.load(_rescore_path(path, rescored,
+                                                   int(chunk_file.stem.split("-")[1]))) as extra:
+                            if len(extra["score"]) != len(data["score"]):
+                                raise ValueError("its rescore file has another number of "
+                                                 "positions")
+                            keep = extra["valid"].astype(bool)
+                            deep = extra["score"]
                     for key in parts:
-                        parts[key].append(data[key] + (offset if key == "game" else 0))
+                        value = deep if key == "score" and deep is not None else data[key]
+                        parts[key].append(value[keep] + (offset if key == "game" else 0))
                     games += int(data["games"])
                     if len(data["game"]):
                         top = max(top, int(data["game"].max()) + offset + 1)
@@ -652,6 +815,18 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     s.add_argument("--address", help="Ray cluster to join (default: a local Ray)")
     s.add_argument("--workers", type=int, help="parallel games (default: the CPUs)")
     s.add_argument("--no-progress", action="store_true")
+    r = sub.add_parser("rescore", help="search a self-play run's positions again, deeper "
+                                       "(resumable), for damier train fit --rescored")
+    r.add_argument("directory", help="self-play directory")
+    r.add_argument("--nodes", type=int, default=RescoreSettings.nodes,
+                   help=f"nodes a position (default {RescoreSettings.nodes})")
+    r.add_argument("--weights", help="weights file to search with (default: the shipped weights)")
+    r.add_argument("--backend", choices=("auto", "ray", "local"), default="auto",
+                   help="where the searches run (default: Ray when installed, else local "
+                        "processes)")
+    r.add_argument("--address", help="Ray cluster to join (default: a local Ray)")
+    r.add_argument("--workers", type=int, help="parallel tasks (default: the CPUs)")
+    r.add_argument("--no-progress", action="store_true")
     f = sub.add_parser("fit", help="fit weights to self-play positions")
     f.add_argument("data", nargs="+", help="self-play directories")
     f.add_argument("--out", required=True, help="weights file to write (a manifest goes beside it)")
@@ -660,6 +835,9 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     f.add_argument("--batch", type=int, default=FitSettings.batch)
     f.add_argument("--learning-rate", type=float, default=FitSettings.learning_rate)
     f.add_argument("--l2", type=float, default=FitSettings.l2)
+    f.add_argument("--rescored", type=int, metavar="NODES",
+                   help="fit to the scores of 'damier train rescore --nodes NODES' (only the "
+                        "rescored chunks are used)")
     f.add_argument("--all-validation", action="store_true",
                    help="validate on every held-out position, also those a training game has "
                         "(by default these are left out of the validation loss)")
@@ -714,8 +892,18 @@ def _selfplay_command(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
+def _rescore_command(args: argparse.Namespace, err: TextIO) -> int:
+    summary = rescore(args.directory, nodes=args.nodes, weights=args.weights,
+                      backend=args.backend, address=args.address, workers=args.workers,
+                      progress=not args.no_progress, stream=err)
+    err.write(f"rescore: {summary['chunks']} chunks of {args.directory} at {args.nodes} nodes "
+              f"({summary['new_chunks']} new, {summary['positions']} positions, "
+              f"{summary['seconds']:.0f} s)\n")
+    return 0
+
+
 def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
-    data = load_dataset(args.data)
+    data = load_dataset(args.data, rescored=args.rescored)
     if args.initial:
         initial = Weights.read(args.initial, variant=data.variant)
     else:
@@ -736,6 +924,7 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
     manifest = {"file": out.name, "variant": data.variant.name, "made_by": "damier train fit",
                 "data": data.sources, "games": data.games, "positions": len(data),
                 "initial": args.initial or "shipped", "settings": dict(settings.__dict__),
+                "rescored": args.rescored,
                 "epochs": history, "best_epoch": best, "seconds": round(time.monotonic() - began, 1)}
     manifest_path = out.with_name(out.stem + ".manifest.json")
     manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
@@ -755,6 +944,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         if args.train_command == "selfplay":
             return _selfplay_command(args, err)
+        if args.train_command == "rescore":
+            return _rescore_command(args, err)
         if args.train_command == "fit":
             return _fit_command(args, err)
         if args.train_command == "gate":
