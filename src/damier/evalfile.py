@@ -20,8 +20,8 @@ the side to move). A weight file holds them for one variant::
 A file whose magic, version, variant, layout or digest does not match is
 refused with a :class:`WeightsFileError` that says which. A file of an earlier
 layout reads with the tables it lacks all zeros, which evaluates every position
-as that file did: a file written before the material table (damier until
-2026-11-23, round 3) without the material table.
+as that file did (a file written before the material table, by damier until
+2026-11-23, reads with a material table of zeros).
 
 >>> from damier.variants import get_variant
 >>> w = Weights.material(get_variant("english"))
