@@ -207,8 +207,12 @@ def _chunk_path(out: Path, chunk: int) -> Path:
 
 
 def _write_chunk(out: Path, chunk: int, arrays: dict[str, Any]) -> None:
+    _write_npz(_chunk_path(out, chunk), arrays)
+
+
+def _write_npz(final: Path, arrays: dict[str, Any]) -> None:
+    """Writes ``arrays`` to ``final`` atomically (a file of the run is whole or absent)."""
     np = _numpy()
-    final = _chunk_path(out, chunk)
     tmp = final.with_name(final.name + ".tmp")
     with open(tmp, "wb") as handle:
         np.savez_compressed(handle, **arrays)
@@ -459,12 +463,7 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
     counts = {"new": 0, "positions": 0}
 
     def done(chunk: int, arrays: dict[str, Any]) -> None:
-        np = _numpy()
-        final = _rescore_path(path, nodes, chunk)
-        tmp = final.with_name(final.name + ".tmp")
-        with open(tmp, "wb") as handle:
-            np.savez_compressed(handle, **arrays)
-        os.replace(tmp, final)
+        _write_npz(_rescore_path(path, nodes, chunk), arrays)
         counts["new"] += 1
         counts["positions"] += len(arrays["score"])
         bar.update(f"{counts['positions'] / max(1e-9, time.monotonic() - began):.1f} positions/s",
