@@ -220,7 +220,7 @@ def test_rescore_adds_deeper_scores_resumes_and_feeds_the_fit(tmp_path: Path, ca
     """``rescore`` writes one file of scores a chunk (as many as its positions);
     run again it rescores nothing, and a lost file is rescored to the same
     values; ``load_dataset(rescored=...)`` and ``fit --rescored`` use those scores."""
-    from damier.train import _board_from_sets, rescore
+    from damier.train import rescore
 
     run = tmp_path / "run"
     selfplay(run, games=4, settings=TINY, backend="local", progress=False)
@@ -230,7 +230,8 @@ def test_rescore_adds_deeper_scores_resumes_and_feeds_the_fit(tmp_path: Path, ca
         with np.load(chunk) as data:
             for w, b, k, wtm in zip(data["white"], data["black"], data["kings"],
                                     data["white_to_move"]):
-                board = _board_from_sets(damier.Board().variant, int(w), int(b), int(k), bool(wtm))
+                board = damier.Board()
+                board.set_square_sets(int(w), int(b), int(k), bool(wtm))
                 assert square_sets(board) == (int(w), int(b), int(k), bool(wtm))
     first = rescore(run, nodes=300, backend="local", progress=False)
     assert first["chunks"] == first["new_chunks"] == len(chunks)

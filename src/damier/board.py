@@ -93,6 +93,24 @@ class Board(CoreBoard):
         text = format_fen(turn, pieces, self.variant)
         self.set_fen(text)
 
+    def set_square_sets(self, white: int, black: int, kings: int, turn: Color = WHITE) -> None:
+        """Sets up the position given as square sets (bit ``s - 1`` for square ``s``:
+        White's pieces, Black's, and which of them are kings), as
+        :func:`damier._core.square_sets` gives them; clears the stack.
+
+        >>> from damier._core import square_sets
+        >>> board = Board("B:W31,K40:B5,K10")
+        >>> sets = square_sets(board)
+        >>> other = Board()
+        >>> other.set_square_sets(*sets)
+        >>> other.fen() == board.fen()
+        True
+        """
+        self.set_piece_map({s: Piece(WHITE if white >> (s - 1) & 1 else BLACK,
+                                     bool(kings >> (s - 1) & 1))
+                            for s in range(1, self.variant.squares + 1)
+                            if (white | black) >> (s - 1) & 1}, turn)
+
     def clear(self) -> None:
         """Removes every piece (White to move) and clears the move stack."""
         self.set_piece_map({}, WHITE)

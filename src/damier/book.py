@@ -103,7 +103,6 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
-from damier.piece import Piece
 from damier.progress import ProgressBar
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
@@ -190,10 +189,8 @@ def _board_from_key(key: bytes, variant: Variant) -> Board:
     size = _mask_bytes(variant)
     occupied, white, kings = (int.from_bytes(key[1 + i * size:1 + (i + 1) * size], "little")
                               for i in range(3))
-    pieces = {s: Piece(bool(white >> (s - 1) & 1), bool(kings >> (s - 1) & 1))
-              for s in range(1, variant.squares + 1) if occupied >> (s - 1) & 1}
     board = Board(variant=variant)
-    board.set_piece_map(pieces, bool(key[0]))
+    board.set_square_sets(white & occupied, occupied & ~white, kings & occupied, bool(key[0]))
     return board
 
 

@@ -384,18 +384,9 @@ def _rescore_path(directory: Path, nodes: int, chunk: int) -> Path:
     return directory / f"rescore-{nodes}-{chunk:06d}.npz"
 
 
-def _board_from_sets(variant: Variant, white: int, black: int, kings: int,
-                     white_to_move: bool) -> Board:
-    from damier.piece import BLACK, WHITE, Piece
-
-    pieces = {}
-    for s in range(1, variant.squares + 1):
-        bit = 1 << (s - 1)
-        if white & bit or black & bit:
-            pieces[s] = Piece(WHITE if white & bit else BLACK, bool(kings & bit))
-    board = Board(variant=variant)
-    board.set_piece_map(pieces, turn=WHITE if white_to_move else BLACK)
-    return board
+def _rescore_file(directory: Path, nodes: int, chunk_file: Path) -> Path:
+    """The rescore file of the chunk file ``chunk_file`` (``chunk-<n>.npz``)."""
+    return _rescore_path(directory, nodes, int(chunk_file.stem.split("-")[1]))
 
 
 def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | None = None
@@ -419,8 +410,9 @@ def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | Non
         if arrays["game"][i] != game:
             game = arrays["game"][i]
             engine.new_game()
-        board = _board_from_sets(variant, int(arrays["white"][i]), int(arrays["black"][i]),
-                                 int(arrays["kings"][i]), bool(arrays["white_to_move"][i]))
+        board = Board(variant=variant)
+        board.set_square_sets(int(arrays["white"][i]), int(arrays["black"][i]),
+                              int(arrays["kings"][i]), bool(arrays["white_to_move"][i]))
         info = engine.analyse(board, Limit(nodes=settings.nodes))
         pov = info.get("score")
         value = pov.white().score(win_score=3000) if pov is not None else None
@@ -551,8 +543,7 @@ def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
         if not chunk_files:
             raise TrainError(f"{path}: no games yet (run damier train selfplay first)")
         if rescored is not None:
-            chunk_files = [f for f in chunk_files
-                           if _rescore_path(path, rescored, int(f.stem.split("-")[1])).exists()]
+            chunk_files = [f for f in chunk_files if _rescore_file(path, rescored, f).exists()]
             if not chunk_files:
                 raise TrainError(f"{path}: no chunk rescored at {rescored} nodes "
                                  f"(run damier train rescore {path} --nodes {rescored})")
@@ -563,8 +554,7 @@ def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
                     keep = slice(None)
                     deep = None
                     if rescored is not None:
-                        with np.load(_rescore_path(path, rescored,
-                                                   int(chunk_file.stem.split("-")[1]))) as extra:
+                        with np.load(_rescore_file(path, rescored, chunk_file)) as extra:
                             if len(extra["score"]) != len(data["score"]):
                                 raise ValueError("its rescore file has another number of "
                                                  "positions")
@@ -677,6 +667,7 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     held = set(rng.choice(games, size=max(1, int(len(games) * settings.validation)), replace=False)
                .tolist()) if settings.validation > 0 and len(games) > 1 else set()
     is_val = np.isin(data.game, list(held))
+    repeated = np.zeros(len(data), dtype=bool)
     if settings.unseen_validation and is_val.any():
         # Games of one opening share their first positions, and a feature that can
         # tell positions apart (a big pattern table) can learn them by heart: a held-out
@@ -687,9 +678,7 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
             stream.write(f"fit: {int(repeated.sum())} of {int(is_val.sum())} held-out positions "
                          f"also occur in training games; validating on the other "
                          f"{int(is_val.sum() - repeated.sum())}\n")
-        train, val = data.subset(~is_val), data.subset(is_val & ~repeated)
-    else:
-        train, val = data.subset(~is_val), data.subset(is_val)
+    train, val = data.subset(~is_val), data.subset(is_val & ~repeated)
     if len(train) == 0:
         raise TrainError("no positions to fit")
     t_train, t_val = targets(np, train, settings), targets(np, val, settings)
