@@ -31,7 +31,7 @@ from damier.cli import main as cli_main
 from damier.egdb import (BuildProgress, MissingTableError, TableError, Wdl, build,
                          open_database, signature_name, signatures)
 from damier.oracle import Position
-from damier.variants import get_variant
+from damier.variants import Variant, get_variant
 
 INTL = get_variant("international")
 
@@ -567,3 +567,22 @@ def test_cli_ctrl_c_says_it_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(egdb, "build", interrupted)
     code, _, err = _cli(["egdb", "build", "--pieces", "2", "--dir", str(tmp_path)])
     assert code == 130 and "resume" in err
+
+
+@pytest.mark.parametrize("variant, expected", [("international", 5), ("english", 5),
+                                               ("russian", 5), ("brazilian", 5)])
+def test_cli_build_without_pieces_builds_the_variants_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, expected: int) -> None:
+    """Without ``--pieces`` the build goes to the registry's ``egdb_build_pieces``:
+    2-5 pieces for every variant (the issue's defaults: what one core builds in
+    about an hour; 6 pieces on 8 x 8 takes longer)."""
+    asked: list[tuple[str, int]] = []
+
+    def recording(root: Path, *, pieces: int, variant: Variant, **kwargs: object) -> list[object]:
+        asked.append((variant.name, pieces))
+        return []
+    monkeypatch.setattr(egdb, "build", recording)
+    code, out, err = _cli(["egdb", "build", "--variant", variant, "--dir", str(tmp_path)])
+    assert code == 0, err
+    assert asked == [(variant, expected)]
+    assert f"up to {expected} pieces" in out

@@ -127,12 +127,20 @@ class Variant:
     """A lone king against at most three pieces is usually a draw (with flying
     kings it holds a long diagonal): the evaluation scales such positions right
     down (divides by 16)."""
+    egdb_build_pieces: int
+    """The most pieces ``damier egdb build`` builds when not told (``--pieces``):
+    what one core builds in about an hour. Measured with ``benchmarks/egdb.py``
+    on the project's 2-core machine: International 2-5 pieces about 50 minutes,
+    each 8 x 8 variant 2-5 pieces about 4-5 minutes, while their 6 pieces
+    (3.6e9 slots, 7 GB in memory) take well over an hour."""
 
     def __post_init__(self) -> None:
         if len(self.pdn_results) != 3:
             raise ValueError(f"pdn_results must give three results, got {self.pdn_results!r}")
         if not isinstance(self.draw_rules, Rules):
             raise TypeError(f"draw_rules must be a Rules, got {self.draw_rules!r}")
+        if self.egdb_build_pieces < 2:
+            raise ValueError(f"egdb_build_pieces must be at least 2, got {self.egdb_build_pieces}")
 
     @property
     def squares(self) -> int:
@@ -193,6 +201,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         puzzles_file="puzzles_international.json",
         book_file="book_international.bin",
         lone_king_drawish=True,
+        egdb_build_pieces=5,
     ),
     Variant(
         name="english",
@@ -221,6 +230,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         puzzles_file="puzzles_english.json",
         book_file=None,
         lone_king_drawish=False,
+        egdb_build_pieces=5,
     ),
     Variant(
         name="russian",
@@ -251,6 +261,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         puzzles_file=None,
         book_file=None,
         lone_king_drawish=True,
+        egdb_build_pieces=5,
     ),
     Variant(
         name="brazilian",
@@ -274,6 +285,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         puzzles_file=None,
         book_file=None,
         lone_king_drawish=True,
+        egdb_build_pieces=5,
     ),
 )}
 """The variants, by name, in the order menus list them."""
