@@ -188,6 +188,48 @@ def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -
     assert results[True].vector[2 * shown] != 400 or results[True].vector[2 * shown + 1] != 400
 
 
+def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> None:
+    """``fixed`` names terms or whole tables ("material", "patterns"): each of
+    their weights stays at its initial value while the rest are fitted; an
+    unknown name is an error that lists the names there are."""
+    boards = _random_positions(400, seed=11)
+    variant = boards[0].variant
+    sets = np.array([square_sets(b) for b in boards], dtype=np.uint64)
+    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
+                                               sets[:, 3].astype(np.uint8))
+    layout = eval_layout(variant.index)
+    nterms = len(layout["terms"])
+    tables = nterms + int(layout["patterns"]) * int(layout["pattern_states"])
+    material = range(tables, tables + int(layout["material_states"]))
+    patterns = range(nterms, tables)
+    games = np.arange(len(boards)) // 10
+    rng = np.random.default_rng(4)
+    data = Dataset(variant, feats, counts, phase, shift, rng.integers(0, 3, len(boards)) / 2,
+                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
+    start = Weights.material(variant)
+    shown = set(feats[counts != 0].ravel().tolist())
+    for f in list(material) + [f for f in patterns if f in shown][:50]:
+        start.vector[2 * f] = start.vector[2 * f + 1] = 40
+    settings = dict(epochs=3, batch=64, learning_rate=0.5, l2=0.01, score_share=0.0,
+                    validation=0.2)
+
+    def changed(fitted: Weights, features: range) -> int:
+        return sum(fitted.vector[2 * f + k] != start.vector[2 * f + k]
+                   for f in features for k in (0, 1))
+
+    free, _ = fit(data, start, FitSettings(**settings), progress=False)
+    assert changed(free, material) > 0 and changed(free, patterns) > 0
+    kept, _ = fit(data, start, FitSettings(**settings, fixed=("material", "man")), progress=False)
+    assert changed(kept, material) == 0
+    assert kept.get("man") == start.get("man")
+    assert changed(kept, patterns) > 0
+    kept, _ = fit(data, start, FitSettings(**settings, fixed=("patterns",)), progress=False)
+    assert changed(kept, patterns) == 0
+    assert changed(kept, material) > 0
+    with pytest.raises(TrainError, match="unknown term 'tempo2'.*tables: patterns, material"):
+        fit(data, start, FitSettings(**settings, fixed=("tempo2",)), progress=False)
+
+
 def test_validation_leaves_out_positions_of_training_games() -> None:
     """Every game starts from the same position (as games of one opening do): the
     held-out games' copies of it are left out of the validation loss, since the

@@ -663,7 +663,8 @@ def test_a_puzzle_is_solved_with_a_hint_and_the_streak_grows(server, page, shots
     page.mouse.click(x, y)
     x, y = page.evaluate("(s) => damierPuzzles.squarePoint(s)", wrong.to_square)
     page.mouse.click(x, y)
-    page.wait_for_function("() => damierPuzzles.failed")
+    page.wait_for_function("() => damierPuzzles.failed && document.getElementById('pz-status')"
+                           ".textContent.startsWith('Not this time')")
     assert page.inner_text("#pz-streak") == "0"
     assert "solution" in page.inner_text("#message")
 

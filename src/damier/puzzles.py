@@ -41,7 +41,9 @@ Positions where the side to move must capture are kept when it has a choice
 (choosing the right capture is a puzzle too): recaptures that merely restore
 the balance never pass the score test below.
 A position is a *candidate* when the best line scores at least ``min_score``
-(1.5 men) and at least ``min_gap`` (1.5 men) more than the second. Then the
+(a man) and at least ``min_gap`` (a man) more than the second: a lead the
+evaluation may value well below its material (four men against two is about a
+man and a half at depth 10), so the filter is loose and the proof decides. Then the
 prover searches the best move at 1, 3, 5 ... up to ``max_proof_depth`` plies for
 the largest net gain (stopping once the engine's score, in whole men, is
 reached); the puzzle's ``depth`` is the smallest horizon giving that gain. The
@@ -659,9 +661,9 @@ class MiningOptions:
     """Engine analysis depth (plies)."""
     min_gain: int = 1
     """Smallest net material gain kept (men)."""
-    min_score: int = 150
+    min_score: int = 100
     """The best line's score must be at least this."""
-    min_gap: int = 150
+    min_gap: int = 100
     """... and at least this more than the second line's."""
     skip_plies: int = 6
     """Positions before this ply of the game are not mined."""
@@ -851,7 +853,7 @@ def mine_game(game: Board | Mapping[str, Any], engine: Engine,
 
 
 def mine(games: Iterable[Board | Mapping[str, Any]], engine: Engine, *, depth: int = 10,
-         min_gain: int = 1, min_score: int = 150, min_gap: int = 150, skip_plies: int = 6,
+         min_gain: int = 1, min_score: int = 100, min_gap: int = 100, skip_plies: int = 6,
          max_proof_depth: int = 9, extra_plies: int = 2, max_nodes: int = 3_000_000,
          max_lead: int = 2, stats: MiningStats | None = None) -> list[Puzzle]:
     """The puzzles of ``games`` (boards or records, see :func:`mine_game`), each

@@ -594,7 +594,7 @@ class FitSettings:
     score_share: float = 0.5        # target = share * sigmoid(score/scale) + (1 - share) * result
     validation: float = 0.1         # share of the games held out
     seed: int = 1
-    fixed: tuple[str, ...] = ()     # terms kept at their initial weights
+    fixed: tuple[str, ...] = ()     # terms (or "material", "patterns") kept at their initial weights
     prior_initial: bool = False     # the L2 prior pulls towards the initial weights, not zero
     unseen_validation: bool = True  # validate only on positions that no training game has
 
@@ -657,9 +657,17 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     nweights = 2 * int(layout["features"])
     w = np.array(initial.vector, dtype=np.float64)
     frozen = np.zeros(nweights, dtype=bool)
+    tables = nterms + int(layout["patterns"]) * int(layout["pattern_states"])
+    groups = {"patterns": (nterms, tables),
+              "material": (tables, tables + int(layout["material_states"]))}
     for name in settings.fixed:
+        if name in groups:
+            first, end = groups[name]
+            frozen[2 * first:2 * end] = True
+            continue
         if name not in layout["terms"]:
-            raise TrainError(f"unknown term {name!r} in --fixed (terms: {', '.join(layout['terms'])})")
+            raise TrainError(f"unknown term {name!r} in --fixed (terms: "
+                             f"{', '.join(layout['terms'])}; tables: {', '.join(groups)})")
         i = layout["terms"].index(name)
         frozen[2 * i:2 * i + 2] = True
     rng = np.random.default_rng(settings.seed)
@@ -835,7 +843,8 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     f.add_argument("--scale", type=float, default=FitSettings.scale)
     f.add_argument("--score-share", type=float, default=FitSettings.score_share)
     f.add_argument("--validation", type=float, default=FitSettings.validation)
-    f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial weights")
+    f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial "
+                   "weights; 'material' or 'patterns' keeps a whole table")
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--no-progress", action="store_true")
     g = sub.add_parser("gate", help="match new weights against the current ones (SPRT)")

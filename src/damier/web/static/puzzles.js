@@ -96,12 +96,12 @@
     if (!res.ok) { message(res.data.error); return; }
     message("");
     if (!res.data.ok) {
-      pz.failed = true;
+      pz.failed = true;   // the state and its display change together, before the board redraws
       score(false);
-      await show(res.data.fen_after_move, false);
       pz.solution = res.data.solution;
-      message(`${move.text} is not it. The solution: ${res.data.solution.join(" ")}`, "error");
       render();
+      message(`${move.text} is not it. The solution: ${res.data.solution.join(" ")}`, "error");
+      await show(res.data.fen_after_move, false);
       return;
     }
     pz.played.push(move.text);
