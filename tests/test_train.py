@@ -118,15 +118,30 @@ def _random_positions(n: int, seed: int) -> list[damier.Board]:
     return boards
 
 
+def _traces(boards: list[damier.Board]):
+    """The boards' feature traces (features, counts, phase, shift), as ``fit`` reads them."""
+    sets = np.array([square_sets(b) for b in boards], dtype=np.uint64)
+    return trace_arrays(boards[0].variant, sets[:, 0], sets[:, 1], sets[:, 2],
+                        sets[:, 3].astype(np.uint8))
+
+
+def _random_results(boards: list[damier.Board], seed: int) -> Dataset:
+    """The boards as games of ten positions each, with random results and no scores."""
+    feats, counts, phase, shift = _traces(boards)
+    games = np.arange(len(boards)) // 10
+    rng = np.random.default_rng(seed)
+    return Dataset(boards[0].variant, feats, counts, phase, shift,
+                   rng.integers(0, 3, len(boards)) / 2, np.zeros(len(boards)), games,
+                   games=int(games.max()) + 1)
+
+
 def test_fit_recovers_known_weights() -> None:
     """Targets made from known weights (score share 1: the target is the sigmoid
     of the known evaluation): the fit's evaluation comes back to the known one
     on positions it was not fitted on, and the material weights with it."""
     boards = _random_positions(3000, seed=2)
     variant = boards[0].variant
-    sets = np.array([square_sets(b) for b in boards], dtype=np.uint64)
-    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
-                                               sets[:, 3].astype(np.uint8))
+    feats, counts, phase, shift = _traces(boards)
     truth = Weights.material(variant)
     truth.set("man", 8 * 100, 8 * 140)
     truth.set("king", 8 * 280, 8 * 350)
@@ -161,18 +176,13 @@ def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -
     the data shows moves either way."""
     boards = _random_positions(400, seed=5)
     variant = boards[0].variant
-    sets = np.array([square_sets(b) for b in boards], dtype=np.uint64)
-    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
-                                               sets[:, 3].astype(np.uint8))
+    feats, counts, phase, shift = _traces(boards)
     layout = eval_layout(variant.index)
     nterms = len(layout["terms"])
     seen = set(feats[counts != 0].ravel().tolist())
     unseen = next(f for f in range(nterms, nterms + 6561) if f not in seen)
     shown = int(feats[0, np.flatnonzero((feats[0] >= nterms) & (feats[0] < nterms + 6561))[0]])
-    games = np.arange(len(boards)) // 10
-    rng = np.random.default_rng(3)
-    data = Dataset(variant, feats, counts, phase, shift, rng.integers(0, 3, len(boards)) / 2,
-                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
+    data = _random_results(boards, seed=3)
     start = Weights.material(variant)
     for f in (unseen, shown):
         start.vector[2 * f] = start.vector[2 * f + 1] = 400
@@ -194,18 +204,13 @@ def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> 
     unknown name is an error that lists the names there are."""
     boards = _random_positions(400, seed=11)
     variant = boards[0].variant
-    sets = np.array([square_sets(b) for b in boards], dtype=np.uint64)
-    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
-                                               sets[:, 3].astype(np.uint8))
+    feats, counts, phase, shift = _traces(boards)
     layout = eval_layout(variant.index)
     nterms = len(layout["terms"])
     tables = nterms + int(layout["patterns"]) * int(layout["pattern_states"])
     material = range(tables, tables + int(layout["material_states"]))
     patterns = range(nterms, tables)
-    games = np.arange(len(boards)) // 10
-    rng = np.random.default_rng(4)
-    data = Dataset(variant, feats, counts, phase, shift, rng.integers(0, 3, len(boards)) / 2,
-                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
+    data = _random_results(boards, seed=4)
     start = Weights.material(variant)
     shown = set(feats[counts != 0].ravel().tolist())
     for f in list(material) + [f for f in patterns if f in shown][:50]:
@@ -239,9 +244,7 @@ def test_validation_leaves_out_positions_of_training_games() -> None:
     first, rest = boards[0], boards[1:]
     # 100 games of two positions each: the shared first one, then one of its own.
     order = [b for pair in zip([first] * 100, rest[:100]) for b in pair]
-    sets = np.array([square_sets(b) for b in order], dtype=np.uint64)
-    feats, counts, phase, shift = trace_arrays(variant, sets[:, 0], sets[:, 1], sets[:, 2],
-                                               sets[:, 3].astype(np.uint8))
+    feats, counts, phase, shift = _traces(order)
     games = np.arange(len(order)) // 2
     data = Dataset(variant, feats, counts, phase, shift, np.full(len(order), 0.5),
                    np.zeros(len(order)), games, games=100)
