@@ -997,8 +997,9 @@ def add_egdb_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         description="Build every table of 2 to N pieces in dependency order; "
                         "an interrupted build resumes when run again.")
     b.add_argument("--pieces", type=int, default=None,
-                   help=f"most pieces (2-{MAX_PIECES}; default: the variant's, 5 for each "
-                   "variant now: about an hour or less on one core)")
+                   help=f"most pieces (2-{MAX_PIECES}; default: the variant's, "
+                   + ", ".join(f"{v.name} {v.egdb_build_pieces}" for v in VARIANTS.values())
+                   + ")")
     b.add_argument("--variant", default=DEFAULT_VARIANT,
                    help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT})")
     b.add_argument("--dir", help=dir_help)

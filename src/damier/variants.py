@@ -131,8 +131,8 @@ class Variant:
     """The most pieces ``damier egdb build`` builds when not told (``--pieces``):
     what one core builds in about an hour. Measured with ``benchmarks/egdb.py``
     on the project's 2-core machine: International 2-5 pieces about 50 minutes,
-    each 8 x 8 variant 2-5 pieces about 4-5 minutes, while their 6 pieces
-    (3.6e9 slots, 7 GB in memory) take well over an hour."""
+    each 8 x 8 variant 2-5 pieces about 4-5 minutes; their 6 pieces (3.6e9
+    slots, 7 GB in memory) would take well over an hour at that rate (not built)."""
 
     def __post_init__(self) -> None:
         if len(self.pdn_results) != 3:
