@@ -211,7 +211,7 @@ def test_hub_bb_size_parameter(tables: Path) -> None:
         server.handle_line(line)
     params = {m.args["name"]: m.args for m in map(parse_line, out.getvalue().splitlines())
               if m.command == "param"}
-    assert params["bb-size"] == {"name": "bb-size", "value": "4", "type": "int", "min": "0",
+    assert params["bb-size"] == {"name": "bb-size", "value": "5", "type": "int", "min": "0",
                                  "max": "7"}
     assert server.engine is not None and server.engine.egdb == tables
     # a won position: the engine plays a winning move by the tables
@@ -386,3 +386,111 @@ def test_weak_levels_play_without_the_tables(tables: Path) -> None:
     # an analysis is at full strength, tables included
     info = Engine(hash_mb=1, egdb=tables, level=5).analyse(board, Limit(depth=2))
     assert "tbhits" in info
+
+
+def test_egdb_pieces_option_of_play_serve_and_hub(tables: Path, tmp_path: Path) -> None:
+    """``--egdb-pieces N``: play, serve and hub probe positions of at most N pieces."""
+    import io
+
+    from damier.cli import build_parser, main
+    from damier.hub import parse_line
+    from damier.hub_server import hub_command
+    from damier.play import play_command
+
+    three = "W:WK28,K33:BK5"           # 3 pieces: in the tables
+
+    def hint(*extra: str) -> str:
+        out = io.StringIO()
+        feed = iter(["hint", "quit"])
+        args = build_parser().parse_args(["play", "--white", "human", "--black", "human",
+                                          "--depth", "2", "--fen", three, "--egdb",
+                                          str(tables), *extra])
+        assert play_command(args, out, io.StringIO(), read_line=lambda _: next(feed)) == 0
+        return out.getvalue()
+
+    assert "database: " in hint()
+    assert "database: " in hint("--egdb-pieces", "3")
+    assert "database: " not in hint("--egdb-pieces", "2")
+
+    def bb_size(*extra: str) -> str:
+        out = io.StringIO()
+        args = build_parser().parse_args(["hub", "--egdb", str(tables), *extra])
+        assert hub_command(args, io.StringIO("hub\nquit\n"), out, io.StringIO()) == 0
+        params = {m.args["name"]: m.args for m in map(parse_line, out.getvalue().splitlines())
+                  if m.command == "param"}
+        return params["bb-size"]["value"]
+
+    assert bb_size() == "5" and bb_size("--egdb-pieces", "3") == "3"
+
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from damier.web.app import create_app
+
+    def web_verdict(*extra: str) -> object:
+        serve = build_parser().parse_args(["serve", "--egdb", str(tables), *extra])
+        app = create_app(tmp_path / "games.sqlite3", movetime=0.05, analysis_seconds=1,
+                         engines=1, hash_mb=4, egdb=serve.egdb, egdb_pieces=serve.egdb_pieces,
+                         allowed_hosts=["testserver"])
+        with TestClient(app) as client:
+            response = client.post("/api/games", json={"color": "both", "fen": three})
+            assert response.status_code == 201, response.text
+            with client.websocket_connect(f"/ws/games/{response.json()['id']}") as ws:
+                assert ws.receive_json()["type"] == "state"
+                ws.send_json({"type": "analyse"})
+                assert ws.receive_json()["type"] == "analysis_started"
+                message = ws.receive_json()
+                assert message["type"] == "analysis"
+                return message.get("database")
+
+    assert str(web_verdict()).startswith("database: ")
+    assert web_verdict("--egdb-pieces", "2") is None
+
+
+def test_bad_egdb_pieces_options_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from damier.cli import main
+
+    for command in ("play", "serve", "hub"):
+        for bad in ("1", "8", "five", ""):
+            with pytest.raises(SystemExit) as exc:
+                main([command, "--egdb-pieces", bad], out=io.StringIO(), err=io.StringIO())
+            assert exc.value.code == 2
+            assert (f"argument --egdb-pieces: must be a whole number from 2 to 7, not {bad!r}"
+                    in capsys.readouterr().err)
+
+
+def test_larger_tables_load_in_the_background_and_are_probed_once_all_are_in(
+        tables: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables above QUICK_LOAD_PIECES are read by a thread; until it is done the
+    engine probes only the smaller ones, and searches go on meanwhile."""
+    import threading
+
+    import damier.egdb as egdb
+
+    monkeypatch.setattr(egdb, "QUICK_LOAD_PIECES", 2)
+    monkeypatch.setattr(egdb, "_SHARED", {})
+    gate = threading.Event()
+    values = egdb.Table.values
+
+    def held_back(table: egdb.Table) -> bytearray:
+        if sum(table.info.signature) > 2:
+            assert gate.wait(60)
+        return values(table)
+
+    monkeypatch.setattr(egdb.Table, "values", held_back)
+    engine = Engine(hash_mb=1, egdb=tables)
+    loaded = egdb.shared_tables(tables, pieces=4)
+    assert loaded is not None and loaded[1] == 2
+    three = Board("W:W46,47:B5")                       # no capture for many plies
+    assert engine.search(Board("W:WK46:BK5"), depth=2).tbhits
+    assert engine.egdb_verdict(three) is None          # not in yet
+    assert engine.search(three, depth=2).tbhits == 0
+    gate.set()
+    done = egdb.shared_tables(tables, pieces=4, wait=True)
+    assert done is not None and done[0] is loaded[0] and done[1] == 4
+    verdict = engine.egdb_verdict(three)
+    with open_database(tables) as db:
+        assert verdict is not None and verdict.wdl == db.probe_wdl(three)
+    assert engine.search(three, depth=2).tbhits

@@ -5,12 +5,14 @@ import io
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from array import array
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -300,6 +302,28 @@ def test_rescore_adds_deeper_scores_resumes_and_feeds_the_fit(tmp_path: Path, ca
     assert json.loads((tmp_path / "w.manifest.json").read_text())["rescored"] == 300
     assert main(["fit", str(run), "--rescored", "999", "--out", str(weights)]) == 2
     assert "damier train rescore" in capsys.readouterr().err
+    # Deeper scores for a part of the data: each chunk takes the first node count it has.
+    rescore(run, nodes=3000, backend="local", progress=False)
+    other = tmp_path / "other"
+    shutil.copytree(run, other)
+    for path in other.glob("rescore-3000-*.npz"):
+        path.unlink()
+
+    def scores(paths: list[Path]) -> Any:
+        return np.concatenate([np.load(f)["score"][np.load(f)["valid"].astype(bool)]
+                               for f in paths]).astype(np.float64)
+
+    deeper = scores(sorted(run.glob("rescore-3000-*.npz")))
+    assert not np.array_equal(deeper, data.score)
+    mixed = load_dataset([run, other], rescored=[3000, 300])
+    assert np.array_equal(mixed.score, np.concatenate([deeper, data.score]))
+    assert main(["fit", str(run), "--rescored", "3000,300", "--out", str(weights), "--epochs",
+                 "1", "--no-progress"]) == 0
+    assert json.loads((tmp_path / "w.manifest.json").read_text())["rescored"] == [3000, 300]
+    for bad in ("x", "300,", "0"):
+        with pytest.raises(SystemExit):
+            main(["fit", str(run), "--rescored", bad, "--out", str(weights)])
+        assert "node counts must be positive whole numbers" in capsys.readouterr().err
     assert main(["rescore", str(tmp_path / "nothing"), "--nodes", "10"]) == 2
 
 

@@ -635,7 +635,9 @@ class Engine:
         :func:`damier.egdb.default_directory` (whose 2- and 3-piece tables are built
         at the first search of a variant when missing: under a second); a directory.
     :param egdb_pieces: positions of at most this many pieces are probed (the
-        tables up to that size are held in memory; 4 pieces of International: 94 MB).
+        tables up to that size are held in memory; International: 94 MB for 2-4
+        pieces, 3.8 GB for 5, read in the background: see
+        :func:`damier.egdb.shared_tables`).
     """
 
     def __init__(self, *, threads: int = 1, hash_mb: int = 64, level: int = 10,

@@ -177,7 +177,7 @@ class HubServer:
     def __init__(self, stdin: IO[str], stdout: IO[str], *,
                  engine_factory: Callable[..., Engine] = Engine,
                  variant: str | Variant = DEFAULT_VARIANT, book: bool = False,
-                 egdb: EgdbSetting = None) -> None:
+                 egdb: EgdbSetting = None, egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
         self.stdin = stdin
         self.stdout = stdout
         self.engine_factory = engine_factory
@@ -188,7 +188,7 @@ class HubServer:
         self.book = book
         # the databases' directory (True: the default one); bb-size turns probing on and off
         self.egdb_dir: bool | str | os.PathLike[str] = egdb if egdb else True
-        self.bb_size = DEFAULT_ENGINE_PIECES if egdb else 0
+        self.bb_size = egdb_pieces if egdb else 0
         self.engine: Engine | None = None
         self.board: Board | None = Board(variant=self.variant)
         self._pending: _Limits | None = None
@@ -611,7 +611,7 @@ def _float_arg(text: str, name: str, *, positive: bool = False) -> float:
 
 def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., Engine] = Engine,
             variant: str | Variant = DEFAULT_VARIANT, book: bool = False,
-            egdb: EgdbSetting = None) -> int:
+            egdb: EgdbSetting = None, egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> int:
     """Runs damier's engine as a Hub engine on ``stdin``/``stdout`` until ``quit``
     or the end of input; returns the exit status (0).
 
@@ -620,9 +620,9 @@ def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., En
     :class:`damier.engine.Engine` interface. ``book``: the ``book`` parameter's
     first value (``damier hub`` turns it on unless ``--no-book``). ``egdb``: the endgame
     databases (``damier hub`` probes the default directory's unless ``--no-egdb``);
-    with them ``bb-size`` starts at 4, without at 0."""
+    with them ``bb-size`` starts at ``egdb_pieces`` (``--egdb-pieces``), without at 0."""
     return HubServer(stdin, stdout, engine_factory=engine_factory, variant=variant,
-                     book=book, egdb=egdb).run()
+                     book=book, egdb=egdb, egdb_pieces=egdb_pieces).run()
 
 
 def add_hub_parser(sub: Any) -> None:
@@ -654,4 +654,5 @@ def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
         except (ValueError, OSError):
             pass
     return run_hub(stdin, out, variant=variant, book=not getattr(args, "no_book", False),
-                   egdb=egdb_setting(args))
+                   egdb=egdb_setting(args),
+                   egdb_pieces=getattr(args, "egdb_pieces", DEFAULT_ENGINE_PIECES))

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any, TextIO, Union
 
 from damier.board import Board
-from damier.egdb import EgdbSetting, add_engine_egdb_arguments, egdb_setting
+from damier.egdb import (DEFAULT_ENGINE_PIECES, EgdbSetting, add_engine_egdb_arguments,
+                         egdb_setting)
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import MoveError, PdnError
 from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KINDS, Game, GameEnd,
@@ -320,6 +321,8 @@ class PlaySession:
     :param egdb: the endgame databases the engine probes (see
         :class:`damier.engine.Engine`); ``damier play`` uses the default directory's
         unless ``--no-egdb``.
+    :param egdb_pieces: the engine probes positions of at most this many pieces
+        (``--egdb-pieces``).
     :param sink: called with each output item as it is produced (the terminal
         prints it at once); :meth:`handle` also returns the items of one line.
     :param thinker: runs a :class:`ThinkTask` (default: in the calling thread).
@@ -336,6 +339,7 @@ class PlaySession:
                  depth: int | None = None, fen: str | None = None, rules: Rules | None = None,
                  numbers: bool = False, flipped: bool | None = None, seed: int | None = None,
                  hash_mb: int = 16, book: bool = False, egdb: EgdbSetting = None,
+                 egdb_pieces: int = DEFAULT_ENGINE_PIECES,
                  sink: Callable[[Item], None] | None = None,
                  thinker: Callable[[ThinkTask], Any] | None = None,
                  now: Callable[[], float] = time.monotonic) -> None:
@@ -365,6 +369,7 @@ class PlaySession:
         self._hash_mb = hash_mb
         self._book = book
         self._egdb = egdb
+        self._egdb_pieces = egdb_pieces
         self._engine: Engine | None = None
         self.quit_requested = False
         self._paused = False
@@ -439,7 +444,8 @@ class PlaySession:
         """The engine (made on first use)."""
         if self._engine is None:
             self._engine = Engine(hash_mb=self._hash_mb, level=self.level, seed=self._seed,
-                                  book=self._book, egdb=self._egdb)
+                                  book=self._book, egdb=self._egdb,
+                                  egdb_pieces=self._egdb_pieces)
         return self._engine
 
     @property
@@ -1242,7 +1248,8 @@ def play_command(args: argparse.Namespace, out: TextIO, err: TextIO,
                               fen=args.fen, numbers=args.numbers,
                               flipped=True if args.flip else None, seed=args.seed,
                               book=not getattr(args, "no_book", False),
-                              egdb=egdb_setting(args))
+                              egdb=egdb_setting(args),
+                              egdb_pieces=getattr(args, "egdb_pieces", DEFAULT_ENGINE_PIECES))
     except ValueError as exc:
         err.write(f"damier play: {exc}\n")
         return 2

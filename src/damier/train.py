@@ -518,12 +518,24 @@ def trace_arrays(variant: Variant, white: Any, black: Any, kings: Any, wtm: Any)
 
 
 def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
-                 rescored: int | None = None) -> Dataset:
+                 rescored: int | Sequence[int] | None = None) -> Dataset:
     """The positions of one or more self-play directories, with their features.
     With ``rescored`` (nodes), the scores are those of ``damier train rescore
     --nodes`` that many: only rescored chunks are read, and positions the
-    rescoring found no score for are left out."""
+    rescoring found no score for are left out. A list of node counts takes each
+    chunk's scores from the first of them it was rescored at (deeper scores where
+    a part of the data has them)."""
     np = _numpy()
+    depths: tuple[int, ...] = (() if rescored is None else (rescored,)
+                               if isinstance(rescored, int) else tuple(rescored))
+
+    def rescore_file(path: Path, chunk_file: Path) -> Path | None:
+        for nodes in depths:
+            candidate = _rescore_file(path, nodes, chunk_file)
+            if candidate.exists():
+                return candidate
+        return None
+
     parts: dict[str, list[Any]] = {k: [] for k in ("white", "black", "kings", "white_to_move",
                                                    "result", "score", "game")}
     variant_name: str | None = None
@@ -542,19 +554,21 @@ def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
         chunk_files = sorted(path.glob("chunk-*.npz"))
         if not chunk_files:
             raise TrainError(f"{path}: no games yet (run damier train selfplay first)")
-        if rescored is not None:
-            chunk_files = [f for f in chunk_files if _rescore_file(path, rescored, f).exists()]
+        if depths:
+            chunk_files = [f for f in chunk_files if rescore_file(path, f) is not None]
             if not chunk_files:
-                raise TrainError(f"{path}: no chunk rescored at {rescored} nodes "
-                                 f"(run damier train rescore {path} --nodes {rescored})")
+                shown = " or ".join(map(str, depths))
+                raise TrainError(f"{path}: no chunk rescored at {shown} nodes "
+                                 f"(run damier train rescore {path} --nodes {depths[0]})")
         top = offset
         for chunk_file in chunk_files:
             try:
                 with np.load(chunk_file) as data:
                     keep = slice(None)
                     deep = None
-                    if rescored is not None:
-                        with np.load(_rescore_file(path, rescored, chunk_file)) as extra:
+                    deep_file = rescore_file(path, chunk_file)
+                    if deep_file is not None:
+                        with np.load(deep_file) as extra:
                             if len(extra["score"]) != len(data["score"]):
                                 raise ValueError("its rescore file has another number of "
                                                  "positions")
@@ -831,9 +845,10 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     f.add_argument("--batch", type=int, default=FitSettings.batch)
     f.add_argument("--learning-rate", type=float, default=FitSettings.learning_rate)
     f.add_argument("--l2", type=float, default=FitSettings.l2)
-    f.add_argument("--rescored", type=int, metavar="NODES",
+    f.add_argument("--rescored", type=_node_counts, metavar="NODES[,NODES...]",
                    help="fit to the scores of 'damier train rescore --nodes NODES' (only the "
-                        "rescored chunks are used)")
+                        "rescored chunks are used); with several, each chunk's scores are "
+                        "those of the first node count it was rescored at")
     f.add_argument("--all-validation", action="store_true",
                    help="validate on every held-out position, also those a training game has "
                         "(by default these are left out of the validation loss)")
@@ -899,6 +914,18 @@ def _rescore_command(args: argparse.Namespace, err: TextIO) -> int:
     return 0
 
 
+def _node_counts(text: str) -> list[int]:
+    """``--rescored``'s value: node counts, comma-separated."""
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"node counts must be positive whole numbers "
+                                         f"separated by commas, not {text!r}")
+    return counts
+
+
 def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
     data = load_dataset(args.data, rescored=args.rescored)
     if args.initial:
@@ -921,7 +948,8 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
     manifest = {"file": out.name, "variant": data.variant.name, "made_by": "damier train fit",
                 "data": data.sources, "games": data.games, "positions": len(data),
                 "initial": args.initial or "shipped", "settings": dict(settings.__dict__),
-                "rescored": args.rescored,
+                "rescored": (args.rescored[0] if args.rescored and len(args.rescored) == 1
+                             else args.rescored),
                 "epochs": history, "best_epoch": best, "seconds": round(time.monotonic() - began, 1)}
     manifest_path = out.with_name(out.stem + ".manifest.json")
     manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")

@@ -58,7 +58,7 @@ from typing import Any, overload
 
 from damier._core import Move
 from damier.board import Board
-from damier.egdb import EgdbSetting
+from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import InvalidFenError
 from damier.game import parse_time_control
@@ -415,14 +415,16 @@ class LiveGames:
     def __init__(self, store: GameStore, *, movetime: dict[int, float] | float | None = None,
                  analysis_seconds: float = ANALYSIS_SECONDS, workers: int = 8,
                  engines: int = DEFAULT_ENGINES, hash_mb: int = DEFAULT_HASH_MB,
-                 book: bool = True, egdb: EgdbSetting = None) -> None:
+                 book: bool = True, egdb: EgdbSetting = None,
+                 egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
         self.store = store
         if movetime is None:
             movetime = DEFAULT_MOVETIME
         self.movetime = movetime
         self.analysis_seconds = analysis_seconds
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="damier-web")
-        self.pool = EnginePool(size=engines, hash_mb=hash_mb, book=book, egdb=egdb)
+        self.pool = EnginePool(size=engines, hash_mb=hash_mb, book=book, egdb=egdb,
+                               egdb_pieces=egdb_pieces)
         self.games: dict[str, LiveGame] = {}
         self.sockets = 0
 
@@ -802,7 +804,8 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                analysis_seconds: float = ANALYSIS_SECONDS,
                allowed_hosts: Iterable[str] = (), engines: int = DEFAULT_ENGINES,
                hash_mb: int = DEFAULT_HASH_MB, book: bool = True,
-               egdb: EgdbSetting = None) -> "Starlette":
+               egdb: EgdbSetting = None,
+               egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> "Starlette":
     """The Starlette app serving the games stored in the SQLite file ``db``.
 
     ``movetime``: the engine's seconds per move (one number, or by level).
@@ -812,13 +815,14 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     ``book``: the engine plays the opening from the variant's shipped book (levels
     8-10; analysis never uses it). ``egdb``: the endgame databases the engines probe
     (a directory of the server's, never one a client names; see
-    :class:`damier.engine.Engine`).
+    :class:`damier.engine.Engine`), ``egdb_pieces`` the most pieces they probe.
     """
     if Starlette is None:
         raise RuntimeError("the web app needs Starlette: pip install 'damier[web]'")
     store = GameStore(db)
     live_games = LiveGames(store, movetime=movetime, analysis_seconds=analysis_seconds,
-                  engines=engines, hash_mb=hash_mb, book=book, egdb=egdb)
+                  engines=engines, hash_mb=hash_mb, book=book, egdb=egdb,
+                  egdb_pieces=egdb_pieces)
 
     def ok(data: Any, status: int = 200) -> JSONResponse:
         return JSONResponse(data, status_code=status)

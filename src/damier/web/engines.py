@@ -31,7 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from damier.board import Board
-from damier.egdb import EgdbSetting, Verdict
+from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting, Verdict
 from damier.engine import Engine, SearchResult
 
 __all__ = ["EnginePool", "Job", "JobStopped", "PooledEngine"]
@@ -82,10 +82,11 @@ class EnginePool:
     """``size`` engines of ``hash_mb`` MiB each, and one first-come-first-served queue.
     With ``book``, the engines play the opening from the variant's shipped book (at
     levels 8-10; their analyses never use it). ``egdb``: the endgame databases they
-    probe (see :class:`damier.engine.Engine`; held in memory once for all of them)."""
+    probe (see :class:`damier.engine.Engine`; held in memory once for all of them),
+    ``egdb_pieces`` the most pieces they probe."""
 
     def __init__(self, *, size: int = 2, hash_mb: int = 16, book: bool = False,
-                 egdb: EgdbSetting = None) -> None:
+                 egdb: EgdbSetting = None, egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
         if size < 1:
             raise ValueError(f"the engine pool needs at least one engine, got {size}")
         if hash_mb < 1:
@@ -94,6 +95,7 @@ class EnginePool:
         self.hash_mb = hash_mb
         self.book = book
         self.egdb = egdb
+        self.egdb_pieces = egdb_pieces
         self._verdicts: Engine | None = None   # probes the tables only (no search)
         self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
         self._created = 0
@@ -121,7 +123,7 @@ class EnginePool:
                 if self._created < self.size:
                     self._created += 1
                     return Engine(hash_mb=self.hash_mb, level=10, book=self.book,
-                                  egdb=self.egdb)
+                                  egdb=self.egdb, egdb_pieces=self.egdb_pieces)
             return self._free.get()
 
     def egdb_verdict(self, board: Board) -> Verdict | None:
@@ -131,7 +133,8 @@ class EnginePool:
             return None
         with self._lock:
             if self._verdicts is None:
-                self._verdicts = Engine(hash_mb=1, egdb=self.egdb)
+                self._verdicts = Engine(hash_mb=1, egdb=self.egdb,
+                                        egdb_pieces=self.egdb_pieces)
             engine = self._verdicts
         return engine.egdb_verdict(board)
 

@@ -60,7 +60,7 @@ def serve_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise RuntimeError(f"--hash must be 1-4096 MiB, got {args.hash}")
         app = create_app(args.db, movetime=args.movetime, allowed_hosts=args.allowed_host,
                          engines=args.engines, hash_mb=args.hash, book=not args.no_book,
-                         egdb=egdb_setting(args))
+                         egdb=egdb_setting(args), egdb_pieces=args.egdb_pieces)
     except ImportError as exc:
         err.write(f"damier serve: the web extra is missing ({exc}); "
                   "install it with: pip install 'damier[web]'\n")
