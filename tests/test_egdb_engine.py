@@ -19,6 +19,7 @@ these tests check is the engine's use of them:
 from __future__ import annotations
 
 import random
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -339,25 +340,32 @@ def test_game_report_uses_the_database_values(tables: Path) -> None:
     assert all("database" in p for p in report["positions"])
 
 
-def test_web_analysis_messages_carry_the_database_verdict(tables: Path, tmp_path: Path) -> None:
+def _web_analysis_database(database: Path, fen: str, **settings: Any) -> str | None:
+    """The ``database`` line of the web analysis of ``fen`` (an app whose games are in
+    the SQLite file ``database``; ``settings`` go to ``create_app``)."""
     pytest.importorskip("httpx")
     from starlette.testclient import TestClient
 
     from damier.web.app import create_app
 
-    app = create_app(tmp_path / "games.sqlite3", movetime=0.05, analysis_seconds=2,
-                     engines=1, hash_mb=4, egdb=tables, allowed_hosts=["testserver"])
+    app = create_app(database, movetime=0.05, analysis_seconds=2, engines=1, hash_mb=4,
+                     allowed_hosts=["testserver"], **settings)
     with TestClient(app) as client:
-        response = client.post("/api/games", json={"color": "both", "fen": "W:WK46:BK5"})
+        response = client.post("/api/games", json={"color": "both", "fen": fen})
         assert response.status_code == 201, response.text
-        game = response.json()
-        with client.websocket_connect(f"/ws/games/{game['id']}") as ws:
+        with client.websocket_connect(f"/ws/games/{response.json()['id']}") as ws:
             assert ws.receive_json()["type"] == "state"
             ws.send_json({"type": "analyse"})
             assert ws.receive_json()["type"] == "analysis_started"
             message = ws.receive_json()
             assert message["type"] == "analysis"
-            assert message["database"] == "database: Black wins in 2 plies"
+            database: str | None = message.get("database")
+            return database
+
+
+def test_web_analysis_messages_carry_the_database_verdict(tables: Path, tmp_path: Path) -> None:
+    assert (_web_analysis_database(tmp_path / "games.sqlite3", "W:WK46:BK5", egdb=tables)
+            == "database: Black wins in 2 plies")
 
 
 def test_default_directory_gets_its_small_tables_at_first_use(
@@ -422,26 +430,10 @@ def test_egdb_pieces_option_of_play_serve_and_hub(tables: Path, tmp_path: Path) 
 
     assert bb_size() == "5" and bb_size("--egdb-pieces", "3") == "3"
 
-    pytest.importorskip("httpx")
-    from starlette.testclient import TestClient
-
-    from damier.web.app import create_app
-
-    def web_verdict(*extra: str) -> object:
+    def web_verdict(*extra: str) -> str | None:
         serve = build_parser().parse_args(["serve", "--egdb", str(tables), *extra])
-        app = create_app(tmp_path / "games.sqlite3", movetime=0.05, analysis_seconds=1,
-                         engines=1, hash_mb=4, egdb=serve.egdb, egdb_pieces=serve.egdb_pieces,
-                         allowed_hosts=["testserver"])
-        with TestClient(app) as client:
-            response = client.post("/api/games", json={"color": "both", "fen": three})
-            assert response.status_code == 201, response.text
-            with client.websocket_connect(f"/ws/games/{response.json()['id']}") as ws:
-                assert ws.receive_json()["type"] == "state"
-                ws.send_json({"type": "analyse"})
-                assert ws.receive_json()["type"] == "analysis_started"
-                message = ws.receive_json()
-                assert message["type"] == "analysis"
-                return message.get("database")
+        return _web_analysis_database(tmp_path / "games.sqlite3", three, egdb=serve.egdb,
+                                      egdb_pieces=serve.egdb_pieces)
 
     assert str(web_verdict()).startswith("database: ")
     assert web_verdict("--egdb-pieces", "2") is None

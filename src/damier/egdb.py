@@ -644,7 +644,7 @@ def _read_into_memory(root: Path, variant: Variant, pieces: int) -> _Held | None
             for s in rest:
                 tables.add(s, db.table(s).values())
             held.pieces = sum(rest[-1])
-        except (OSError, MemoryError, TableError) as exc:
+        except (OSError, MemoryError, ValueError) as exc:   # TableError is a ValueError
             sys.stderr.write(f"damier: endgame tables of more than {held.pieces} pieces not "
                              f"loaded ({exc}); the engine probes up to {held.pieces}\n")
         finally:
