@@ -22,8 +22,8 @@ Matches (engine A first; the score and Elo are A's):
   for another build;
   skipped when it is missing: ``sh benchmarks/make_baseline.sh`` builds it);
 * ``egdb``: damier probing the endgame databases (``--egdb DIR``, default the
-  default directory: build them with ``damier egdb build --pieces 4``; skipped when
-  it holds none; ``--egdb-pieces N``, default 4) vs the same engine without them;
+  default directory: build them with ``damier egdb build``; skipped when it holds
+  none; ``--egdb-pieces N``, default the engine's, 5) vs the same engine without them;
 * ``level1``, ``level5``, ``level10``: damier at that level vs damier at full
   strength (level 10 against itself is the control: its Elo should be near 0);
 * ``level1v5``, ``level5v8``: weaker level vs stronger level (the ladder).
@@ -122,8 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--egdb", metavar="DIR",
                         help="the egdb match's endgame databases (default: damier's default "
                         "directory)")
-    parser.add_argument("--egdb-pieces", type=int, default=4, metavar="N",
-                        help="the egdb match probes up to N pieces (default 4)")
+    parser.add_argument("--egdb-pieces", type=int, metavar="N",
+                        help="the egdb match probes up to N pieces (default: the engine's "
+                        "default, damier.egdb.DEFAULT_ENGINE_PIECES)")
     parser.add_argument("--a-options", default="", metavar="OPTS",
                         help="more options for damier as engine A of the dame and baseline "
                         "matches, e.g. egdb=DIR (its endgame databases)")
@@ -171,16 +172,16 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             b = "hub:" + shlex.join(baseline_command(baseline))
         if a == EGDB:
-            from damier.egdb import default_directory  # noqa: PLC0415
+            from damier.egdb import DEFAULT_ENGINE_PIECES, default_directory  # noqa: PLC0415
 
             folder = Path(args.egdb) if args.egdb else default_directory()
             if not any((folder / "international").glob("*.egdb")):
                 print(f"[{name}] SKIP: no International tables in {folder} (build them with "
-                      "'damier egdb build --pieces 4', or give --egdb DIR)")
+                      "'damier egdb build', or give --egdb DIR)")
                 rows.append({"match": name, "skipped": f"no tables in {folder}"})
                 continue
-            a = (f"damier:egdb={folder},egdb_pieces={args.egdb_pieces},"
-                 f"name=damier egdb {args.egdb_pieces}")
+            pieces = args.egdb_pieces or DEFAULT_ENGINE_PIECES
+            a = f"damier:egdb={folder},egdb_pieces={pieces},name=damier egdb {pieces}"
         if args.a_options and a == "damier":
             a = f"damier:{args.a_options}"
         sprt = SPRT(args.sprt[0], args.sprt[1], args.alpha, args.beta) if args.sprt else None
