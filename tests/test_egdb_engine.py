@@ -472,7 +472,9 @@ def test_larger_tables_load_in_the_background_and_are_probed_once_all_are_in(
         return values(table)
 
     monkeypatch.setattr(egdb.Table, "values", held_back)
-    engine = Engine(hash_mb=1, egdb=tables)
+    # The engine asks for the same piece count as the loads below: one shared load
+    # (another count would be another load, with its own thread).
+    engine = Engine(hash_mb=1, egdb=tables, egdb_pieces=4)
     loaded = egdb.shared_tables(tables, pieces=4)
     assert loaded is not None and loaded[1] == 2
     three = Board("W:W46,47:B5")                       # no capture for many plies
