@@ -138,6 +138,7 @@ from typing import Any, Protocol, TextIO, Union
 
 from damier._core import Move
 from damier.board import Board
+from damier.egdb import DEFAULT_ENGINE_PIECES
 from damier.engine import INFINITE_DEPTH, MAX_NODES, Clock, check_limits
 from damier.openings import is_fen, load_openings, opening_board
 from damier.pdn import Game, GameNode, result_for_variant, write_game
@@ -319,7 +320,7 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "egdb": (_egdb_option, "endgame databases: on (the default directory's), off (the "
              "default) or a directory"),
     "egdb_pieces": (_int_option(2, 7), "probe the endgame databases up to this many pieces "
-                    "(default 4)"),
+                    f"(default {DEFAULT_ENGINE_PIECES})"),
     "name": (_name, "the engine's name in the PDN and the report"),
 }
 # The search's selectivity settings (damier.engine.SELECTIVITY_NAMES), checked
