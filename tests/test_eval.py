@@ -87,8 +87,8 @@ def test_trace_counts_men_and_kings() -> None:
     terms = dict(zip(feats, counts))
     assert terms[EVAL_TERM_NAMES.index("man")] == 2 - 1
     assert terms[EVAL_TERM_NAMES.index("king")] == 1 - 2
-    # A king each and three pieces a side: a drawish ending, scaled by 4.
-    assert phase == 3 * 256 // 40 and shift == 2
+    # A king each and three pieces a side: not scaled (only a lone king's endings are).
+    assert phase == 3 * 256 // 40 and shift == 0
     # One White-view and one Black-view pattern feature per table, and the side to move.
     layout = eval_layout(board.variant.index)
     assert counts.count(1) - (1 if terms.get(layout["features"] - 1) == 1 else 0) >= layout["patterns"]
@@ -98,19 +98,21 @@ def test_trace_counts_men_and_kings() -> None:
 @pytest.mark.parametrize("fen, variant, shift", [
     ("W:WK46,31,32:BK5", "international", 4),     # a lone king against three pieces
     ("W:WK46,31,32,33:BK5", "international", 0),  # ... against four: no scaling
-    ("W:WK46,31,32:BK5,10", "international", 2),  # a king each, at most three pieces each
-    ("W:WK46,31,32:BK5,10,15", "international", 2),
+    ("W:WK29,21,22:BK1", "brazilian", 4),
+    ("W:WK46,31,32:BK5,10", "international", 0),  # a king each: not a lone king
     ("W:WK46,31,32,33:BK5,10", "international", 0),  # four pieces: no scaling
     ("W:W16,28,36:BK5,29", "international", 0),   # one side has no king
-    ("W:WK29,21,22:BK1,5", "brazilian", 2),
+    ("W:WK29,21,22:BK1,5", "brazilian", 0),
     ("W:WK29,21,22:BK1,5", "english", 0),         # short kings: no drawish endings
     ("W:WK29,21:BK1", "english", 0),
+    ("W:WK33:BK5,K50,14", "international", 4),    # the lone king may be White's
+    ("B:WK33:BK5,K50,14", "international", 4),    # ... with either side to move
 ])
 def test_drawish_endings_are_scaled_down(fen: str, variant: str, shift: int) -> None:
     """In flying-king variants (the registry's ``lone_king_drawish``) three
     pieces do not beat a king as a rule: a lone king against at most three
-    pieces divides the score by 16, a king each with at most three pieces a side
-    by 4; the trace reports the shift and the evaluation applies it."""
+    pieces divides the score by 16 (a king each with more pieces is not scaled);
+    the trace reports the shift and the evaluation applies it."""
     board = damier.Board(fen, variant=variant)
     assert board.variant.lone_king_drawish == (variant != "english")
     assert eval_trace(board)[3] == shift
@@ -177,8 +179,8 @@ def test_material_weights_change_the_score_as_documented(restore_weights: None) 
         f = base + state
         w.vector[2 * f] = w.vector[2 * f + 1] = 64 * 8     # 64 centi-men, both phases
         set_eval_weights(w.to_core())
-        # A king each and three pieces a side: the drawish ending's divisor of 4.
-        assert evaluate(board) == before + sign * 64 // 4
+        # A king each and three pieces a side: no divisor (only a lone king's).
+        assert evaluate(board) == before + sign * 64
 
 
 def test_weights_before_the_material_table_read_with_zeros() -> None:

@@ -53,9 +53,9 @@ OLD_SEARCH = [
      212677),
     ("international", "B:W26,27,28,31,32,33,34,36,37,38,39,40,41,43,44,45,47,48:"
      "B1,2,3,4,6,7,8,9,11,12,13,14,15,16,17,19,20,21", 12, "20-24", 1, 185218),
-    # Recorded again when the drawish-ending scaling (a king each, at most three pieces a
-    # side) came: the search before the switches (commit 9e23984) with that evaluation.
-    ("international", "W:WK46,28,37,42:B9,14,19,K23", 12, "28-22", 361, 44423),
+    # (44423 while the evaluation scaled a king each with at most three pieces a side
+    # by 4; that scaling was tried and removed, and the figure recorded before it holds.)
+    ("international", "W:WK46,28,37,42:B9,14,19,K23", 12, "28-22", 361, 46478),
     ("english", None, 14, "9-14", 1, 667228),
 ]
 
