@@ -44,6 +44,8 @@ WebSocket, and the report is stored in SQLite for ``GET .../analysis``.
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import itertools
 import json
 import logging
@@ -67,7 +69,9 @@ from damier.puzzles import Puzzle, check_move, load_puzzles
 from damier.variants import VARIANTS, get_variant
 from damier.web.access import (Viewer, adopt, is_local, require_owner, require_player,
                                require_seat, viewer_of)
-from damier.web.engines import EnginePool, Job, JobStopped, PooledEngine
+from damier.web.limits import RateLimit
+from damier.web.engines import (SLICE_SECONDS, Client, EnginePool, Job, JobStopped, PoolBusy,
+                                PooledEngine)
 from damier.web.report import ReportCancelled, analyse_game, pv_texts, white_score
 from damier.web.security import Guard
 from damier.web.session import (HUMAN_CHOICES, ApiError, GameSession, all_variants, color_name,
@@ -114,6 +118,14 @@ MAX_SOCKETS = 512
 """WebSocket connections at once on the whole server; more are refused (close 1013)."""
 MAX_WATCHERS = 128
 """WebSocket connections at once on one game."""
+MAX_PLAYER_SOCKETS = 32
+"""WebSocket connections at once of one player (one cookie)."""
+SEND_QUEUE_LIMIT = 64
+"""Messages waiting for one WebSocket (a newer state replaces a waiting one); a page
+that lets more pile up is too slow and its socket is closed (code 1013)."""
+SEND_TIMEOUT = 20.0
+"""Seconds one message may take to go out on a WebSocket before the socket is closed
+(a client that stopped reading)."""
 BODY_TIMEOUT = 10.0
 """Seconds a client may take to send a request body."""
 IMPORT_SECONDS = 20.0
@@ -128,6 +140,16 @@ REPORT_MIN_MOVETIME = 0.01
 REPORT_MAX_MOVETIME = 10.0
 """The bounds of a report's limits; a report asked for by depth alone still stops each
 search after ``REPORT_MAX_MOVETIME`` seconds."""
+ENGINE_SLICE_SECONDS = 5.0
+"""An engine move on a clock (which may budget minutes for a move) gives its engine up
+after this long when another client's search waits (it plays its best move so far)."""
+GAMES_PER_MINUTE = 30
+"""New games (created or imported) one player may start a minute (as many at once)."""
+ADDRESS_GAMES_PER_MINUTE = 120
+"""New games one IP address of the network may start a minute (as many at once;
+clients on this machine are told apart by their cookie only)."""
+MAX_AUTOPLAY_GAMES = 4
+"""Games of the engine against itself that one player may have running at once."""
 MAX_REPORTS = 2
 """Game reports running at once on the server (each holds a worker thread)."""
 
@@ -185,11 +207,43 @@ async def read_json(request: "Request", allowed: tuple[str, ...], *,
         raise ApiError(400, f"request body is not valid JSON here: {str(err)[:100]}") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"request body must be a JSON object, not {type(data).__name__}")
+    check_text(data)
     unknown = sorted(set(data) - set(allowed))
     if unknown:
         raise ApiError(400, f"unknown field{'s' if len(unknown) > 1 else ''} "
                        f"{', '.join(map(repr, unknown))} (expected: {', '.join(allowed) or 'none'})")
     return data
+
+
+def _bad_text(value: str) -> bool:
+    """Whether ``value`` holds a lone UTF-16 surrogate (JSON's ``"\\ud800"``): text that
+    cannot be stored or sent as UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_text(data: Any, where: str = "") -> None:
+    """Refuses (400) JSON whose keys or strings hold a lone surrogate, naming the field;
+    iterative, so any nesting that ``json.loads`` accepted is checked."""
+    stack: list[tuple[Any, str]] = [(data, where)]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if _bad_text(value):
+                raise ApiError(400, f"{path or 'the text'} holds an invalid character (a lone "
+                               "UTF-16 surrogate): send valid Unicode text",
+                               field=path.split(".")[0].split("[")[0] or None)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if _bad_text(key):
+                    raise ApiError(400, "a field name holds an invalid character (a lone "
+                                   "UTF-16 surrogate)")
+                stack.append((item, f"{path}.{key}" if path else key))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -206,9 +260,10 @@ def get_int(data: dict[str, Any], name: str, default: None = None, *,
             lo: int | None = None, hi: int | None = None) -> int | None: ...
 def get_int(data: dict[str, Any], name: str, default: int | None = None, *,
             lo: int | None = None, hi: int | None = None) -> int | None:
-    value = data.get(name, default)
+    """The integer field ``name`` (``default`` when absent or null)."""
+    value = data.get(name)
     if value is None:
-        return None
+        return default
     if isinstance(value, bool) or not isinstance(value, int):
         raise ApiError(400, f"{name} must be an integer, got {shown(value)}", field=name)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -224,9 +279,10 @@ def get_str(data: dict[str, Any], name: str, default: None = None, *,
             choices: tuple[str, ...] | None = None, max_len: int = 1000) -> str | None: ...
 def get_str(data: dict[str, Any], name: str, default: str | None = None, *,
             choices: tuple[str, ...] | None = None, max_len: int = 1000) -> str | None:
-    value = data.get(name, default)
+    """The text field ``name`` (``default`` when absent or null)."""
+    value = data.get(name)
     if value is None:
-        return None
+        return default
     if not isinstance(value, str):
         raise ApiError(400, f"{name} must be a string, got {shown(value)}", field=name)
     if len(value) > max_len:
@@ -293,20 +349,48 @@ def move_spec(data: dict[str, Any]) -> dict[str, Any]:
 
 
 class Subscriber:
-    """One WebSocket's outgoing queue."""
+    """One WebSocket's outgoing messages: a short queue in which a newer game state
+    replaces the one still waiting (only the latest state matters to a page). A page
+    that stops reading lets the queue fill: at :data:`SEND_QUEUE_LIMIT` messages it is
+    marked ``overflowed`` and its socket is closed (it may reconnect and get the state
+    afresh), so a stalled client never holds more than that many messages."""
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=256)
+        self.queue: collections.deque[dict[str, Any]] = collections.deque()
+        self.ready = asyncio.Event()
+        self.overflowed = False
+        self.closed = False
 
     def send(self, message: dict[str, Any]) -> None:
-        try:
-            self.queue.put_nowait(message)
-        except asyncio.QueueFull:  # a stalled client: drop the oldest message
-            try:
-                self.queue.get_nowait()
-                self.queue.put_nowait(message)
-            except (asyncio.QueueEmpty, asyncio.QueueFull):
-                pass
+        if self.closed or self.overflowed:
+            return
+        if message.get("type") == "state":
+            for i, waiting in enumerate(self.queue):
+                if waiting.get("type") == "state":
+                    del self.queue[i]
+                    break
+        if len(self.queue) >= SEND_QUEUE_LIMIT:
+            self.overflowed = True
+            self.queue.clear()
+        else:
+            self.queue.append(message)
+        self.ready.set()
+
+    def close(self) -> None:
+        """Ends the sender (the socket is going away)."""
+        self.closed = True
+        self.queue.clear()
+        self.ready.set()
+
+    async def next(self) -> dict[str, Any] | None:
+        """The next message to send; None when the socket must close."""
+        while True:
+            if self.closed or self.overflowed:
+                return None
+            if self.queue:
+                return self.queue.popleft()
+            self.ready.clear()
+            await self.ready.wait()
 
 
 class LiveGame:
@@ -314,6 +398,9 @@ class LiveGame:
 
     def __init__(self, session: GameSession) -> None:
         self.session = session
+        self.client: Client = ("", session.record.owner or "")
+        """Whose turn the game's searches take in the engine pool's fair queue: the
+        client (IP address, player) that last changed the game or asked for a search."""
         self.subscribers: set[Subscriber] = set()
         self.generation = 0  # bumped by every change that makes a running search stale
         self.engine_task: asyncio.Task[None] | None = None
@@ -426,7 +513,33 @@ class LiveGames:
         self.pool = EnginePool(size=engines, hash_mb=hash_mb, book=book, egdb=egdb,
                                egdb_pieces=egdb_pieces)
         self.games: dict[str, LiveGame] = {}
+        self.player_games = RateLimit(per_minute=GAMES_PER_MINUTE, burst=GAMES_PER_MINUTE)
+        self.address_games = RateLimit(per_minute=ADDRESS_GAMES_PER_MINUTE,
+                                       burst=ADDRESS_GAMES_PER_MINUTE)
         self.sockets = 0
+        self.player_sockets: collections.Counter[str] = collections.Counter()
+
+    def check_new_game(self, client: Client, *, local: bool, autoplay: bool = False) -> None:
+        """Refuses (429) a new game beyond the client's limits: :data:`GAMES_PER_MINUTE`
+        per player, :data:`ADDRESS_GAMES_PER_MINUTE` per address of the network, and
+        :data:`MAX_AUTOPLAY_GAMES` games of the engine against itself at once."""
+        address, who = client
+        if autoplay:
+            running = sum(1 for g in self.games.values()
+                          if g.session.record.human == "none" and g.session.record.owner == who
+                          and not g.session.is_over())
+            if running >= MAX_AUTOPLAY_GAMES:
+                raise ApiError(429, f"you have {running} games of the engine against itself "
+                               f"running (at most {MAX_AUTOPLAY_GAMES}): let one finish or "
+                               "delete one first", kind="rate_limited", retry_after=30)
+        wait = self.player_games.take(who)
+        if not wait and not local:
+            wait = self.address_games.take(address)
+        if wait:
+            seconds = math.ceil(wait)
+            raise ApiError(429, f"too many new games: try again in {seconds} second"
+                           f"{'s' if seconds != 1 else ''} (at most {GAMES_PER_MINUTE} "
+                           "a minute)", kind="rate_limited", retry_after=seconds)
 
     def movetime_for(self, level: int) -> float:
         if isinstance(self.movetime, dict):
@@ -457,18 +570,31 @@ class LiveGames:
         if live is not None:
             live.stop_engines()
             live.stop_report()
+            self._drop(live)
 
     def release(self, live: LiveGame) -> None:
         """Drops a game nobody watches and nothing runs for from memory (it is stored)."""
         if live.idle() and not live.lock.locked() and self.games.get(live.session.id) is live:
             del self.games[live.session.id]
+            self._drop(live)
+
+    @staticmethod
+    def _drop(live: LiveGame) -> None:
+        """A game leaves memory: its flag timer goes with it (the stored game's flag is
+        looked at again when it is next loaded, :meth:`get`), so that a session no longer
+        in memory never writes to the store."""
+        if live.flag_timer is not None:
+            live.flag_timer.cancel()
+            live.flag_timer = None
 
     def _evict(self) -> None:
         if len(self.games) <= MAX_SESSIONS:
             return
-        idle = sorted((g for g in self.games.values() if g.idle()), key=lambda g: g.last_used)
+        idle = sorted((g for g in self.games.values() if g.idle() and not g.lock.locked()),
+                      key=lambda g: g.last_used)
         for live in idle[:len(self.games) - MAX_SESSIONS]:
             del self.games[live.session.id]
+            self._drop(live)
 
     def shutdown(self) -> None:
         for live in self.games.values():
@@ -504,7 +630,15 @@ class LiveGames:
 
     def _flag(self, live: LiveGame) -> None:
         live.flag_timer = None
-        if live.session.check_flag():
+        if self.games.get(live.session.id) is not live:
+            return  # the game left memory (or was deleted): its timer is not this one's
+        try:
+            fallen = live.session.check_flag()
+        except ApiError as err:  # the stored game changed or went away meanwhile
+            log.info("flag of game %s not recorded: %s", live.session.id, err.message)
+            self.forget(live.session.id)
+            return
+        if fallen:
             live.stop_engines()
             self.changed(live)
         else:  # not yet (the clock was changed meanwhile): look again later
@@ -527,7 +661,7 @@ class LiveGames:
         board = session.board.copy()
         level = session.record.level
         movetime = self.movetime_for(level)
-        job = Job()
+        job = Job(live.client)
         live.play_job = job
         # the latest line of each first move: below level 10 the engine may play a move
         # other than its best, and the line then shown must be the played move's
@@ -557,10 +691,16 @@ class LiveGames:
 
         live.broadcast({"type": "engine", "thinking": True})
         try:
-            result = await asyncio.wrap_future(self.pool.submit(job, search))
+            # a long clock's move gives its engine up after a while when others wait
+            result = await asyncio.wrap_future(self.pool.submit(
+                job, search, slice_seconds=ENGINE_SLICE_SECONDS if clock is not None else None))
         except JobStopped:
             live.engine_task = None
             live.broadcast({"type": "engine", "thinking": False})
+            return
+        except PoolBusy as err:
+            live.engine_task = None
+            live.broadcast({"type": "engine", "thinking": False, "error": str(err)})
             return
         except Exception:  # pragma: no cover - an engine failure must not kill the loop
             log.exception("engine search failed in game %s", session.id)
@@ -618,7 +758,7 @@ class LiveGames:
             for text in session.record.moves[:ply]:
                 board.push(text)
         live.stop_analysis()
-        job = Job()
+        job = Job(live.client)
         live.analysis_job = job
         live.analysis_task = asyncio.get_running_loop().create_task(
             self._analyse(live, board, multipv, job))
@@ -645,7 +785,8 @@ class LiveGames:
                 send({"type": "analysis", "fen": fen, "ply": ply, "depth": 0, "lines": [],
                       "done": True})
                 return
-            for depth in range(1, ANALYSIS_MAX_DEPTH + 1):
+            depth = 1
+            while depth <= ANALYSIS_MAX_DEPTH:
                 if job.stopped.is_set() or time.monotonic() > deadline:
                     break
                 left = max(0.05, deadline - time.monotonic())
@@ -655,7 +796,12 @@ class LiveGames:
                     return engine.analyse(board, multipv=multipv, depth=depth, movetime=left,
                                           info=job.watch(engine))
 
-                results = await asyncio.wrap_future(self.pool.submit(job, run))
+                # a depth that runs long gives its engine up when another client waits,
+                # and asks again (at the back of the queue)
+                results = await asyncio.wrap_future(self.pool.submit(
+                    job, run, slice_seconds=SLICE_SECONDS))
+                if job.yielded and not job.stopped.is_set():
+                    continue
                 if job.stopped.is_set() or not results or results[0].depth < depth:
                     break
                 lines = []
@@ -671,10 +817,14 @@ class LiveGames:
                       "database": database})
                 if all(r.is_win or r.is_loss for r in results[:1]) and depth >= 12:
                     break
+                depth += 1
             send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
                   "lines": None, "done": True, "database": database})
         except JobStopped:
             pass
+        except PoolBusy as err:
+            send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
+                  "lines": None, "done": True, "database": database, "error": str(err)})
         except Exception:  # pragma: no cover
             log.exception("analysis failed in game %s", live.session.id)
         finally:
@@ -709,7 +859,7 @@ class LiveGames:
             depth = ANALYSIS_MAX_DEPTH
         assert depth is not None and movetime is not None
         plies = len(session.record.moves)
-        job = Job()
+        job = Job(live.client)
         live.report_job = job
         live.report_progress = {"ply": 0, "plies": plies, "depth": depth, "movetime": movetime}
         live.report_partial = {"positions": [], "plies": []}
@@ -751,6 +901,8 @@ class LiveGames:
             report = await loop.run_in_executor(self.executor, run)
         except (ReportCancelled, JobStopped):
             pass
+        except PoolBusy as err:
+            error = str(err)
         except Exception:  # pragma: no cover - an engine failure must not kill the loop
             log.exception("game report failed in game %s", game_id)
             error = "the analysis failed"
@@ -783,7 +935,7 @@ class LiveGames:
         board = session.board.copy()
         live.stop_analysis()
         movetime = min(0.5, self.movetime_for(10))
-        job = Job()
+        job = Job(live.client)
         results = await asyncio.wrap_future(self.pool.submit(
             job, lambda engine: engine.analyse(board, multipv=1, depth=12, movetime=movetime)))
         score = results[0].score if results else 0
@@ -833,7 +985,12 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 response: Response = await handler(request)
                 return response
             except ApiError as err:
-                return JSONResponse(err.payload(), status_code=err.status)
+                headers = ({"Retry-After": str(err.extra["retry_after"])}
+                           if "retry_after" in err.extra else None)
+                return JSONResponse(err.payload(), status_code=err.status, headers=headers)
+            except PoolBusy as err:
+                return JSONResponse({"error": str(err), "status": 429, "kind": "busy"},
+                                    status_code=429, headers={"Retry-After": "5"})
             except Exception:  # a bug: a JSON 500 that keeps the connection usable
                 log.exception("unexpected error in %s %s", request.method, request.url.path)
                 return JSONResponse({"error": "internal error (the server's log has the "
@@ -847,6 +1004,9 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     def player(conn: "Request | WebSocket") -> str:
         return str(conn.scope.get("state", {}).get("player", ""))
 
+    def client_of(conn: "Request | WebSocket") -> Client:
+        return (conn.client.host if conn.client else "", player(conn))
+
     def local(conn: "Request | WebSocket") -> bool:
         return is_local(conn.client.host if conn.client else None)
 
@@ -859,6 +1019,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         an owner is adopted by its first local player's change."""
         v = viewer(conn, live)
         check(live.session.record, v, *args)
+        live.client = client_of(conn)
         if v.adoptable:
             adopt(live.session.record, v.player)
             store.save(live.session.record)
@@ -919,6 +1080,8 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         if opponent == "friend" and color not in ("white", "black"):
             raise ApiError(400, "a game against a friend needs your colour: white or black",
                            field="color")
+        live_games.check_new_game(client_of(request), local=local(request),
+                                  autoplay=opponent == "engine" and color == "none")
         session = GameSession.create(
             store, variant=get_str(data, "variant", "international", max_len=40),
             human="both" if opponent == "friend" else color,
@@ -1097,9 +1260,18 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     @api
     async def go(request: Request) -> Response:
         live = live_games.get(game_id(request))
-        allow(request, live, require_player, "ask the engine to move")
         await read_json(request, ())
         session = live.session
+        rec = session.record
+        turn = color_name(session.board.turn)
+        v = allow(request, live, require_player, "ask the engine to move")
+        # only for the seat to move: an engine's seat (any player of the game may ask), or
+        # a person's seat whose own player asks for a hint-move; never the opponent's
+        if rec.seat(turn) is not None:
+            require_seat(rec, v, turn, "ask the engine to move")
+        elif session.two_players():
+            raise ApiError(409, f"{turn} is your friend's seat: it is still open (send them "
+                           "the game's invitation link)", kind="seat_open")
         session.check_can_move(by_engine=True)
         if not live_games.maybe_start_engine(live, force=True) and not live.thinking:
             raise ApiError(409, "the engine cannot move now")
@@ -1167,6 +1339,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 text = body.decode("latin-1")
         if not text.strip():
             raise ApiError(400, "the PDN is empty")
+        live_games.check_new_game(client_of(request), local=local(request))
         deadline = time.monotonic() + IMPORT_SECONDS
         sessions, errors = await asyncio.get_running_loop().run_in_executor(
             live_games.executor, lambda: import_pdn(store, text, owner=player(request),
@@ -1204,46 +1377,51 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
 
     async def game_socket(websocket: WebSocket) -> None:
         gid = websocket.path_params["game_id"]
+        await websocket.accept()
         try:
             live = live_games.get(gid)
+            state = live.state()
         except ApiError as err:
-            await websocket.accept()
             await websocket.send_json({"type": "error", "error": err.message, "status": err.status})
-            await websocket.close(code=4404)
+            await websocket.close(code=4404 if err.status == 404 else 1011)
             return
-        await websocket.accept()
-        if live_games.sockets >= MAX_SOCKETS or len(live.subscribers) >= MAX_WATCHERS:
-            busy = (f"the server has {live_games.sockets} live connections (at most {MAX_SOCKETS})"
-                    if live_games.sockets >= MAX_SOCKETS else
-                    f"this game has {len(live.subscribers)} watchers (at most {MAX_WATCHERS})")
+        who = player(websocket)
+        busy = None
+        if live_games.sockets >= MAX_SOCKETS:
+            busy = f"the server has {live_games.sockets} live connections (at most {MAX_SOCKETS})"
+        elif len(live.subscribers) >= MAX_WATCHERS:
+            busy = f"this game has {len(live.subscribers)} watchers (at most {MAX_WATCHERS})"
+        elif live_games.player_sockets[who] >= MAX_PLAYER_SOCKETS:
+            busy = (f"you have {live_games.player_sockets[who]} live connections open "
+                    f"(at most {MAX_PLAYER_SOCKETS})")
+        if busy is not None:
             await websocket.send_json({"type": "error", "error": busy + "; try again later",
                                        "status": 503})
             await websocket.close(code=1013)
             live_games.release(live)
             return
+        # from here on the slot is taken: the finally below gives it back, whatever happens
         live_games.sockets += 1
+        live_games.player_sockets[who] += 1
         sub = Subscriber()
         live.subscribers.add(sub)
-        sub.send({"type": "state", "game": live.state()})
-        if live.thinking and live.last_info is not None:
-            sub.send(live.last_info)
-        live_games.maybe_start_engine(live)
+        loop = asyncio.get_running_loop()
 
         async def sender() -> None:
             while True:
-                message = await sub.queue.get()
+                message = await sub.next()
                 if message is None:
                     return
                 if message.get("type") == "state":  # what this socket's player may do
                     message = {**message, "you": viewer(websocket, live).as_json()}
-                await websocket.send_json(message)
+                await asyncio.wait_for(websocket.send_text(
+                    json.dumps(message, separators=(",", ":"))), SEND_TIMEOUT)
 
-        send_task = asyncio.get_running_loop().create_task(sender())
-        try:
+        async def receiver() -> None:
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
-                    break
+                    return
                 raw = message.get("text")
                 if raw is None:
                     sub.send({"type": "error", "error": "binary messages are not understood: "
@@ -1252,14 +1430,38 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 reply = handle_ws_message(websocket, live, raw)
                 if reply is not None:
                     sub.send(reply)
-        except WebSocketDisconnect:
-            pass
+
+        send_task = loop.create_task(sender())
+        receive_task = loop.create_task(receiver())
+        try:
+            sub.send({"type": "state", "game": state})
+            if live.thinking and live.last_info is not None:
+                sub.send(live.last_info)
+            live_games.maybe_start_engine(live)
+            await asyncio.wait({send_task, receive_task}, return_when=asyncio.FIRST_COMPLETED)
+            if send_task.done() and not send_task.cancelled():
+                error = send_task.exception()
+                if error is not None or sub.overflowed:
+                    log.info("websocket of game %s closed: the client does not read (%s)", gid,
+                             "too many messages waiting" if error is None else
+                             type(error).__name__)
+                    receive_task.cancel()
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(websocket.close(code=1013), 1.0)
         except Exception:  # pragma: no cover - a broken socket
             log.debug("websocket of game %s closed", gid, exc_info=True)
         finally:
             live_games.sockets -= 1
+            live_games.player_sockets[who] -= 1
+            if live_games.player_sockets[who] <= 0:
+                del live_games.player_sockets[who]
             live.subscribers.discard(sub)
+            sub.close()
             send_task.cancel()
+            receive_task.cancel()
+            for task in (send_task, receive_task):
+                with contextlib.suppress(BaseException):
+                    await task
             if not live.subscribers:
                 live.stop_analysis()
                 live_games.release(live)
@@ -1279,6 +1481,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             return {"type": "error", "error": 'a message is a JSON object with a "type"'}
         kind = data["type"]
         try:
+            check_text(data)
             if kind == "ping":
                 return {"type": "pong"}
             if kind == "state":

@@ -16,9 +16,10 @@ pages; each game's seats belong to the browsers that took them
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import Any, TextIO
 
 from damier.egdb import add_engine_egdb_arguments, egdb_setting
+from damier.web.connections import ConnectionLimits, guarded_protocol
 
 __all__ = ["add_serve_parser", "serve_command"]
 
@@ -80,7 +81,30 @@ def serve_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         out.write("damier serve: listening beyond this machine: anyone on the network can "
                   "open the page, watch games by their link and start games of their own\n")
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                ws_max_size=64 * 1024, timeout_keep_alive=5, limit_concurrency=1000,
-                h11_max_incomplete_event_size=16 * 1024)
+    _raise_file_limit()
+    uvicorn.run(app, **uvicorn_settings(), host=args.host, port=args.port,
+                log_level=args.log_level)
     return 0
+
+
+def uvicorn_settings(limits: ConnectionLimits | None = None) -> dict[str, Any]:
+    """uvicorn's settings for the app: the guarded HTTP protocol
+    (:mod:`damier.web.connections`: a time for each request head, idle connections
+    capped per address and in all), WebSocket messages of at most 64 KiB, 5 seconds of
+    keep-alive, at most 1,000 connections and tasks, request heads of at most 16 KiB."""
+    return {"http": guarded_protocol(limits or ConnectionLimits()), "ws_max_size": 64 * 1024,
+            "timeout_keep_alive": 5, "limit_concurrency": 1000,
+            "h11_max_incomplete_event_size": 16 * 1024}
+
+
+def _raise_file_limit(wanted: int = 4096) -> None:
+    """Lets the server hold its 1,000 connections: the soft limit of open files goes up
+    to ``wanted`` (or the hard limit, if lower)."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not on this system
+        pass
