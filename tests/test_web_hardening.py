@@ -451,3 +451,18 @@ def test_a_websocket_answers_after_a_surrogate(alice):
                 break
         errors = [m for m in seen if m["type"] == "error"]
         assert len(errors) == 2 and all("surrogate" in m["error"] for m in errors)
+
+
+# -- move texts: bounded before they are read ---------------------------------------------------
+
+
+def test_long_move_texts_are_refused_before_they_are_read(alice):
+    gid = new_game(alice, color="both")["id"]
+    started = time.monotonic()
+    r = alice.post(f"/api/games/{gid}/line", json={"moves": ["32" + " " * 40_000 + "28"]})
+    assert r.status_code == 400 and "too long" in r.json()["error"] and r.json()["ply"] == 1
+    r = alice.post(f"/api/games/{gid}/move", json={"move": "32" + " " * 16_000 + "28"})
+    assert r.status_code == 400 and "too long" in r.json()["error"]
+    assert time.monotonic() - started < 2.0
+    r = alice.post(f"/api/games/{gid}/line", json={"moves": ["32-28"] * 2001})
+    assert r.status_code == 400 and "too many moves" in r.json()["error"]

@@ -8,10 +8,12 @@ created (or imported) it, its *owner*, and each side that a person plays is a
 =====================================  =================================================
 anyone who knows the game's id          reads it: state, moves, PDN, report, live updates
                                         (a spectator)
-the player holding the seat to move     plays a move
+the player holding the seat to move     plays a move, asks the engine to move for it
+                                        (a hint-move)
 the owner or a seat holder              takes back, replays, sets the line, asks the
-                                        engine to move, offers a draw, analyses, starts
-                                        or stops a game report
+                                        engine to move when the engine's seat is to move,
+                                        offers a draw, analyses, starts or stops a game
+                                        report
 a seat holder (the owner for a game     resigns (for the side of their seat)
 of engine against engine)
 the owner                               deletes the game

@@ -74,8 +74,9 @@ from damier.web.engines import (SLICE_SECONDS, Client, EnginePool, Job, JobStopp
                                 PooledEngine)
 from damier.web.report import ReportCancelled, analyse_game, pv_texts, white_score
 from damier.web.security import Guard
-from damier.web.session import (HUMAN_CHOICES, ApiError, GameSession, all_variants, color_name,
-                                capture_explanation, import_pdn, move_info, variant_info)
+from damier.web.session import (HUMAN_CHOICES, MAX_PLIES, ApiError, GameSession, all_variants,
+                                capture_explanation, color_name, import_pdn, move_info,
+                                variant_info)
 from damier.web.storage import GameStore
 
 try:  # the web extra
@@ -100,16 +101,20 @@ JSON_LIMIT = 64 * 1024
 IMPORT_LIMIT = 1024 * 1024
 """The largest PDN upload accepted (bytes)."""
 WS_MESSAGE_LIMIT = 16 * 1024
+MOVE_TEXT_LIMIT = 200
+"""The longest move text a request may hold (a full capture path on 10x10 is far shorter)."""
 MAX_MULTIPV = 5
 ANALYSIS_SECONDS = 60.0
 """An analysis stops by itself after this long."""
 ANALYSIS_MAX_DEPTH = 40
 MAX_OFFSET = 10**9
+"""The largest ``offset`` of the list of games."""
 PUZZLE_NODES = 300_000
 """The prover's node budget for judging a move off a puzzle's line."""
-"""The largest ``offset`` of the list of games."""
 MAX_SESSIONS = 64
 """Games kept in memory; idle ones beyond this are dropped (they stay stored)."""
+IDLE_SECONDS = 600.0
+"""A game nobody has used for this long leaves memory (it stays stored)."""
 DEFAULT_ENGINES = 2
 """Engines in the shared pool: searches that run at once (more wait their turn)."""
 DEFAULT_HASH_MB = 16
@@ -322,7 +327,7 @@ def move_spec(data: dict[str, Any]) -> dict[str, Any]:
     if "move" in data:
         if any(k in data for k in ("from", "to", "path", "captures")):
             raise ApiError(400, "give either move (text) or from/to, not both")
-        text = get_str(data, "move", max_len=200)
+        text = get_str(data, "move", max_len=MOVE_TEXT_LIMIT)
         if text is None or not text.strip():
             raise ApiError(400, 'move must be a move in text, e.g. "32-28"', field="move")
         return {"move": text}
@@ -588,11 +593,15 @@ class LiveGames:
             live.flag_timer = None
 
     def _evict(self) -> None:
-        if len(self.games) <= MAX_SESSIONS:
-            return
+        """Drops idle games (nobody watches, nothing runs) from memory: the least recently
+        used beyond :data:`MAX_SESSIONS`, and any unused for :data:`IDLE_SECONDS`."""
+        now = time.monotonic()
         idle = sorted((g for g in self.games.values() if g.idle() and not g.lock.locked()),
                       key=lambda g: g.last_used)
-        for live in idle[:len(self.games) - MAX_SESSIONS]:
+        excess = max(0, len(self.games) - MAX_SESSIONS)
+        for i, live in enumerate(idle):
+            if i >= excess and now - live.last_used < IDLE_SECONDS:
+                break
             del self.games[live.session.id]
             self._drop(live)
 
@@ -825,8 +834,11 @@ class LiveGames:
         except PoolBusy as err:
             send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
                   "lines": None, "done": True, "database": database, "error": str(err)})
-        except Exception:  # pragma: no cover
+        except Exception:  # an engine failure: the pages hear of it, nothing hangs
             log.exception("analysis failed in game %s", live.session.id)
+            send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
+                  "lines": None, "done": True, "database": database,
+                  "error": "the analysis failed (the server's log has the details)"})
         finally:
             if live.analysis_job is job:
                 live.analysis_task = None
@@ -1192,6 +1204,13 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         moves = data.get("moves")
         if not isinstance(moves, list) or any(not isinstance(m, str) for m in moves):
             raise ApiError(400, "moves must be a list of move texts", field="moves")
+        if len(moves) > MAX_PLIES:
+            raise ApiError(400, f"too many moves: {len(moves)} (at most {MAX_PLIES})",
+                           field="moves")
+        long = next((i for i, m in enumerate(moves) if len(m) > MOVE_TEXT_LIMIT), None)
+        if long is not None:
+            raise ApiError(400, f"move {long + 1} is too long: {len(moves[long])} characters "
+                           f"(at most {MOVE_TEXT_LIMIT})", field="moves", ply=long + 1)
         async with live.lock:
             live.stop_engines()
             if live.engine_task is not None:
