@@ -483,7 +483,8 @@ _paths = st.sampled_from(["/api/games", "/api/games/{id}", "/api/games/{id}/move
 @pytest.fixture(scope="module")
 def fuzz_client(tmp_path_factory):
     app = create_app(tmp_path_factory.mktemp("fuzz") / "f.sqlite3", movetime=0.02,
-                     analysis_seconds=1, allowed_hosts=HOSTS)
+                     analysis_seconds=1, allowed_hosts=HOSTS,
+                     games_per_minute=10_000)   # the fuzz makes games by the hundred
     with TestClient(app, raise_server_exceptions=True) as c:
         gid = new_game(c, color="both")["id"]
         yield c, gid

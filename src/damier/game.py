@@ -63,7 +63,7 @@ __all__ = [
     "HUMAN", "ENGINE", "PLAYER_KINDS", "SEATS", "COLOR_TITLES", "DEFAULT_LEVEL",
     "GameError", "GameOverError", "LineError",
     "GameEnd", "end_of", "resignation", "draw_agreed", "time_forfeit",
-    "Ply", "GameClock", "Game", "players_for_seats", "parse_time_control",
+    "Ply", "GameClock", "Game", "GameSnapshot", "players_for_seats", "parse_time_control",
 ]
 
 HUMAN = "human"
@@ -293,6 +293,23 @@ class Ply:
     text: str
     fen: str
     clock: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class GameSnapshot:
+    """A game's state at one moment (:meth:`Game.snapshot`, :meth:`Game.restore`)."""
+
+    plies: tuple[Ply, ...]
+    redo: tuple[Ply, ...]
+    decided: GameEnd | None
+    draw_offer: Color | None
+    clocks_on: bool
+    clocks: tuple[tuple[float, float | None], ...] | None
+    """``(remaining_s, running_since)`` of the white and the black clock (None: no clocks)."""
+    start_times: tuple[float, float]
+    players: dict[Color, str]
+    level: int
+    names: dict[Color, str | None]
 
 
 def players_for_seats(seats: str) -> dict[Color, str]:
@@ -681,7 +698,10 @@ class Game:
                         raise IllegalMoveError(f"{item!r} is not legal in {board.fen()}")
                     move = found
             except ValueError as err:
-                raise LineError(f"move {i + 1} ({item!r}): {err}", ply=i + 1) from None
+                shown = repr(item)
+                if len(shown) > 60:   # a long move text: its error quotes its start
+                    shown = shown[:40] + "..."
+                raise LineError(f"move {i + 1} ({shown}): {err}", ply=i + 1) from None
             line.append(move)
             board.push(move)
         common = 0
@@ -757,6 +777,55 @@ class Game:
         times = self.times()
         return Clock(max(0.0, times[WHITE]), max(0.0, times[BLACK]),
                      self.clocks[WHITE].increment_s, self.clocks[BLACK].increment_s)
+
+    # -- snapshots ---------------------------------------------------------------------------
+
+    def snapshot(self) -> "GameSnapshot":
+        """The game's state now (moves, redo stack, decision, draw offer, clocks, who plays,
+        level, names), for :meth:`restore`: a change that could not be stored is taken
+        back this way. Cheap: the plies are shared, not copied.
+
+        >>> game = Game(white=HUMAN, black=HUMAN)
+        >>> _ = game.push("32-28")
+        >>> saved = game.snapshot()
+        >>> _ = game.undo(1); _ = game.push("31-27"); game.resign(BLACK)
+        >>> game.restore(saved)
+        >>> game.move_texts(), game.outcome(), game.board.fen() == saved.plies[-1].fen
+        (['32-28'], None, True)
+        """
+        clocks = None
+        if self.clocks is not None:
+            clocks = tuple((c.remaining_s, c.running_since) for c in
+                           (self.clocks[WHITE], self.clocks[BLACK]))
+        return GameSnapshot(tuple(self._plies), tuple(self._redo), self._decided,
+                            self.draw_offer, self._clocks_on, clocks, self._start_times,
+                            dict(self.players), self._level, dict(self.names))
+
+    def restore(self, snapshot: "GameSnapshot") -> None:
+        """Puts the game back as it was at ``snapshot`` (of this game): the board is taken
+        back to the moves in common and the snapshot's moves played again."""
+        plies = self._plies
+        common = 0
+        limit = min(len(plies), len(snapshot.plies))
+        while common < limit and plies[common] is snapshot.plies[common]:
+            common += 1
+        for _ in range(len(plies) - common):
+            self.board.pop()
+        for ply in snapshot.plies[common:]:
+            self.board.push(ply.move)
+        self._plies = list(snapshot.plies)
+        self._redo = list(snapshot.redo)
+        self._decided = snapshot.decided
+        self.draw_offer = snapshot.draw_offer
+        self._clocks_on = snapshot.clocks_on
+        self._start_times = snapshot.start_times
+        if self.clocks is not None and snapshot.clocks is not None:
+            for color, (remaining, since) in zip((WHITE, BLACK), snapshot.clocks):
+                self.clocks[color].remaining_s = remaining
+                self.clocks[color].running_since = since
+        self.players = dict(snapshot.players)
+        self._level = snapshot.level
+        self.names = dict(snapshot.names)
 
     # -- as a plain dict -------------------------------------------------------------------------
 

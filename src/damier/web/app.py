@@ -76,8 +76,8 @@ from damier.web.report import ReportCancelled, analyse_game, pv_texts, white_sco
 from damier.web.security import Guard
 from damier.web.session import (HUMAN_CHOICES, MAX_PLIES, ApiError, GameSession, all_variants,
                                 capture_explanation, color_name, import_pdn, move_info,
-                                variant_info)
-from damier.web.storage import GameStore
+                                storage_error, variant_info)
+from damier.web.storage import GameStore, StorageError
 
 try:  # the web extra
     from starlette.applications import Starlette
@@ -508,7 +508,8 @@ class LiveGames:
                  analysis_seconds: float = ANALYSIS_SECONDS, workers: int = 8,
                  engines: int = DEFAULT_ENGINES, hash_mb: int = DEFAULT_HASH_MB,
                  book: bool = True, egdb: EgdbSetting = None,
-                 egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
+                 egdb_pieces: int = DEFAULT_ENGINE_PIECES,
+                 games_per_minute: int = GAMES_PER_MINUTE) -> None:
         self.store = store
         if movetime is None:
             movetime = DEFAULT_MOVETIME
@@ -518,7 +519,8 @@ class LiveGames:
         self.pool = EnginePool(size=engines, hash_mb=hash_mb, book=book, egdb=egdb,
                                egdb_pieces=egdb_pieces)
         self.games: dict[str, LiveGame] = {}
-        self.player_games = RateLimit(per_minute=GAMES_PER_MINUTE, burst=GAMES_PER_MINUTE)
+        self.games_per_minute = games_per_minute
+        self.player_games = RateLimit(per_minute=games_per_minute, burst=games_per_minute)
         self.address_games = RateLimit(per_minute=ADDRESS_GAMES_PER_MINUTE,
                                        burst=ADDRESS_GAMES_PER_MINUTE)
         self.sockets = 0
@@ -543,7 +545,7 @@ class LiveGames:
         if wait:
             seconds = math.ceil(wait)
             raise ApiError(429, f"too many new games: try again in {seconds} second"
-                           f"{'s' if seconds != 1 else ''} (at most {GAMES_PER_MINUTE} "
+                           f"{'s' if seconds != 1 else ''} (at most {self.games_per_minute} "
                            "a minute)", kind="rate_limited", retry_after=seconds)
 
     def movetime_for(self, level: int) -> float:
@@ -559,7 +561,10 @@ class LiveGames:
             live = LiveGame(GameSession.load(self.store, game_id))
             self.games[game_id] = live
             self._evict()
-            live.session.check_flag()  # the time ran out while nobody watched
+            try:
+                live.session.check_flag()  # the time ran out while nobody watched
+            except ApiError as err:  # not stored now: the game shows as stored
+                log.warning("flag of game %s not recorded: %s", game_id, err.message)
             self.watch_flag(live)
         live.last_used = time.monotonic()
         return live
@@ -969,7 +974,8 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                allowed_hosts: Iterable[str] = (), engines: int = DEFAULT_ENGINES,
                hash_mb: int = DEFAULT_HASH_MB, book: bool = True,
                egdb: EgdbSetting = None,
-               egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> "Starlette":
+               egdb_pieces: int = DEFAULT_ENGINE_PIECES,
+               games_per_minute: int = GAMES_PER_MINUTE) -> "Starlette":
     """The Starlette app serving the games stored in the SQLite file ``db``.
 
     ``movetime``: the engine's seconds per move (one number, or by level).
@@ -980,13 +986,15 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     8-10; analysis never uses it). ``egdb``: the endgame databases the engines probe
     (a directory of the server's, never one a client names; see
     :class:`damier.engine.Engine`), ``egdb_pieces`` the most pieces they probe.
+    ``games_per_minute``: the new games one player may start a minute
+    (:data:`GAMES_PER_MINUTE`).
     """
     if Starlette is None:
         raise RuntimeError("the web app needs Starlette: pip install 'damier[web]'")
     store = GameStore(db)
     live_games = LiveGames(store, movetime=movetime, analysis_seconds=analysis_seconds,
                   engines=engines, hash_mb=hash_mb, book=book, egdb=egdb,
-                  egdb_pieces=egdb_pieces)
+                  egdb_pieces=egdb_pieces, games_per_minute=games_per_minute)
 
     def ok(data: Any, status: int = 200) -> JSONResponse:
         return JSONResponse(data, status_code=status)
@@ -1003,6 +1011,10 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             except PoolBusy as err:
                 return JSONResponse({"error": str(err), "status": 429, "kind": "busy"},
                                     status_code=429, headers={"Retry-After": "5"})
+            except StorageError as err:   # the store could not be read or written
+                log.warning("%s %s: %s", request.method, request.url.path, err)
+                failure = storage_error(err, "read or store the games", "nothing was changed")
+                return JSONResponse(failure.payload(), status_code=failure.status)
             except Exception:  # a bug: a JSON 500 that keeps the connection usable
                 log.exception("unexpected error in %s %s", request.method, request.url.path)
                 return JSONResponse({"error": "internal error (the server's log has the "
@@ -1033,8 +1045,8 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         check(live.session.record, v, *args)
         live.client = client_of(conn)
         if v.adoptable:
-            adopt(live.session.record, v.player)
-            store.save(live.session.record)
+            live.session.update_record(lambda rec: adopt(rec, v.player),
+                                       "owner", "white_player", "black_player")
             v = viewer(conn, live)
         return v
 
@@ -1136,8 +1148,9 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         gid = game_id(request)
         live = live_games.get(gid)
         allow(request, live, require_owner, "delete it")
-        live_games.forget(gid)
-        store.delete(gid)
+        async with live.lock:   # after a change under way, never in its middle
+            live_games.forget(gid)
+            store.delete(gid)
         return ok({"deleted": gid})
 
     @api
@@ -1250,13 +1263,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 if not mine:
                     raise ApiError(403, "only the players may offer a draw", kind="forbidden")
                 offerer = WHITE if mine == ["white"] else BLACK
-                try:
-                    accepted = session.game.offer_draw(offerer)
-                except ValueError as err:
-                    raise ApiError(409, str(err)) from None
-                if accepted:
-                    session.check_flag()
-                    session._save()
+                accepted = session.offer_draw(color_name(offerer))
                 reason = ("draw agreed" if accepted else
                           f"{color_name(offerer)} offers a draw: the opponent may accept it "
                           "(Offer draw) or play on (a move declines it)")

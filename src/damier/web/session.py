@@ -19,6 +19,23 @@ damier.web.session.ApiError: illegal move '32-27': a capture is compulsory: the 
 1
 >>> GameSession.load(store, session.id).record.moves
 ['32-28']
+
+Every change is stored at once, or not made: a change that cannot be stored (a full
+disk, a read-only database, a game deleted meanwhile, a game that another session
+changed since this one read it) is taken back in memory as well, and answered with an
+:class:`ApiError` (``kind`` ``storage``, ``deleted`` or ``stale``). A session whose
+game was changed by another session reloads it from the store (see
+:meth:`GameSession._change`).
+
+>>> other = GameSession.load(store, session.id)     # e.g. the page, loaded again
+>>> other.play({"move": "19-23"}).text
+'19-23'
+>>> session.play({"move": "18-22"})                 # this session had not seen 19-23
+Traceback (most recent call last):
+...
+damier.web.session.ApiError: the game changed meanwhile: reload it
+>>> session.record.moves                            # reloaded: the stored moves
+['32-28', '19-23']
 """
 
 from __future__ import annotations
@@ -27,8 +44,10 @@ import dataclasses
 import re
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from damier import pdn
 from damier._core import Move
@@ -39,10 +58,12 @@ from damier.moves import capture_rule, parse_move_spec
 from damier.notation import move_text
 from damier.piece import BLACK, WHITE
 from damier.variants import VARIANTS, Variant, get_variant
-from damier.web.storage import StoredGame, GameStore
+from damier.web.storage import (GameDeletedError, GameStore, StaleGameError, StorageError,
+                                StoredGame)
 
 __all__ = ["ApiError", "GameSession", "PlayedMove", "HUMAN_CHOICES", "variant_info",
-           "move_info", "capture_explanation", "import_pdn"]
+           "move_info", "capture_explanation", "import_pdn", "check_text", "storage_error",
+           "tree_size", "MAX_PLIES", "MAX_TREE_NODES"]
 
 HUMAN_CHOICES = SEATS
 """Who the person plays: one colour (the engine plays the other), ``both``
@@ -51,6 +72,11 @@ HUMAN_CHOICES = SEATS
 
 MAX_PLIES = 2000
 """The longest game the web app keeps (a bound on stored and imported games)."""
+
+MAX_TREE_NODES = 5000
+"""The most moves an imported game may hold, its main line and all its variations
+together: the page is sent the whole tree (:meth:`GameSession.tree`), so a bigger one
+is refused at import (a tree of this size is about 1.4 MB of JSON)."""
 
 
 class ApiError(Exception):
@@ -64,6 +90,34 @@ class ApiError(Exception):
 
     def payload(self) -> dict[str, Any]:
         return {"error": self.message, "status": self.status, **self.extra}
+
+
+def storage_error(err: StorageError, what: str = "store the change",
+                  outcome: str = "nothing was changed") -> ApiError:
+    """The answer to a change the store could not write: 507 (Insufficient Storage)
+    for a full disk, 503 for other failures (a read-only database, a disk error...)."""
+    return ApiError(507 if err.disk_full else 503,
+                    f"the server could not {what}: {err.reason}; {outcome}", kind="storage")
+
+
+def check_text(value: str | None, field: str) -> None:
+    """Refuses (400, naming ``field``) a text that cannot be stored or sent as UTF-8: one
+    holding an unpaired surrogate such as ``"\\ud800"`` (JSON allows them, UTF-8 does not).
+
+    >>> check_text("Zoë", "white")
+    >>> check_text("a\\ud800b", "white")
+    Traceback (most recent call last):
+    ...
+    damier.web.session.ApiError: white is not valid text: it holds an unpaired surrogate (\\ud800 at character 2)
+    """
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        shown = ascii(value[err.start])[1:-1]
+        raise ApiError(400, f"{field} is not valid text: it holds an unpaired surrogate "
+                       f"({shown} at character {err.start + 1})", field=field) from None
 
 
 def color_name(color: bool) -> str:
@@ -99,6 +153,12 @@ class PlayedMove:
 
 _RESULTS = {"1-0": WHITE, "0-1": BLACK, "1/2-1/2": None}
 
+_GAME_FIELDS = ("moves", "redo", "clock_state", "result", "termination", "termination_text",
+                "winner")
+"""The record's fields that a move (undo, redo, resignation, clocks...) changes: one write."""
+
+_SEAT_FIELDS = ("invite", "white_player", "black_player")
+
 CLOCK_SOURCE = time.time
 """The time source of the web games' clocks: the wall clock, so that a running clock
 stored by one server goes on counting in the next."""
@@ -109,19 +169,103 @@ class GameSession:
 
     The game logic (moves, undo/redo, who is to move, resignation, draws, clocks, the end
     in words) is the :class:`~damier.game.Game`'s; the session adds the store (every
-    change is written at once), the HTTP errors, the JSON of the page and the PDN. The
-    record's ``moves`` and ``redo`` are kept equal to the game's."""
+    change is written at once, in one write, or not made at all: see :meth:`_change`),
+    the HTTP errors, the JSON of the page and the PDN. The record's ``moves`` and ``redo``
+    are kept equal to the game's."""
 
     def __init__(self, store: GameStore, record: StoredGame, game: Game | None = None) -> None:
         self.store = store
         self.record = record
         self.variant = get_variant(record.variant)
-        if game is None:
-            game = Game.from_dict(dataclasses.asdict(record), now=CLOCK_SOURCE)
-            if game.redo_texts() != record.redo:    # moves that no longer read are dropped
-                record.redo = game.redo_texts()
-        self._game = game
+        self._game = game if game is not None else self._game_of(record)
         self._tree_cache: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
+        self._changing = False
+
+    @staticmethod
+    def _game_of(record: StoredGame) -> Game:
+        game = Game.from_dict(dataclasses.asdict(record), now=CLOCK_SOURCE)
+        if game.redo_texts() != record.redo:    # moves that no longer read are dropped
+            record.redo = game.redo_texts()
+        return game
+
+    # -- changes: all or nothing -------------------------------------------------------------
+
+    @contextmanager
+    def _change(self) -> Iterator[None]:
+        """Makes the changes of the block all or nothing. The game and the record are
+        saved when the block starts; when the block fails (other than with an
+        :class:`ApiError`, which is raised only before a change or after it was stored),
+        they are put back as they were, so that nothing the store did not take stays in
+        memory, and a store failure becomes an :class:`ApiError`:
+
+        - the store cannot write (:class:`~damier.web.storage.StorageError`): 507 for a
+          full disk, 503 otherwise (``kind`` ``storage``; :func:`storage_error`);
+        - the game was deleted meanwhile (:class:`~damier.web.storage.GameDeletedError`):
+          410 (``kind`` ``deleted``);
+        - another session changed the game since this one read it
+          (:class:`~damier.web.storage.StaleGameError`): 409 (``kind`` ``stale``), and the
+          session reloads the game from the store, so that it goes on from the stored
+          game (never overwriting it with its own older copy).
+
+        Blocks may nest: the outermost one decides."""
+        if self._changing:
+            yield
+            return
+        game_state = self._game.snapshot()
+        record_state = dataclasses.replace(self.record)
+        self._changing = True
+        try:
+            yield
+        except ApiError:
+            raise
+        except BaseException as err:
+            self._game.restore(game_state)
+            self._put_record(record_state)
+            if isinstance(err, StaleGameError):
+                if self._reload():
+                    raise ApiError(409, "the game changed meanwhile: reload it",
+                                   kind="stale") from None
+                raise ApiError(410, "the game was deleted", kind="deleted") from None
+            if isinstance(err, GameDeletedError):
+                raise ApiError(410, "the game was deleted", kind="deleted") from None
+            if isinstance(err, StorageError):
+                raise storage_error(err) from None
+            raise
+        finally:
+            self._changing = False
+
+    def _put_record(self, source: StoredGame) -> None:
+        """Gives the record (the same object: others may hold it) the fields of ``source``."""
+        for f in dataclasses.fields(StoredGame):
+            setattr(self.record, f.name, getattr(source, f.name))
+
+    def _reload(self) -> bool:
+        """Reads the game again from the store (after another session changed it); False
+        when it is no longer stored, or cannot be read (the session is then left as it
+        was)."""
+        try:
+            record = self.store.get(self.id)
+        except StorageError:
+            return True
+        if record is None:
+            return False
+        game = self._game_of(record)
+        self._put_record(record)
+        self._game = game
+        self._tree_cache = None
+        return True
+
+    def update_record(self, change: Callable[[StoredGame], Any], *names: str) -> None:
+        """Applies ``change`` to the record and stores the fields ``names`` (every field
+        when none are named), all or nothing (see :meth:`_change`): e.g. the app's
+        adoption of an owner-less game, ``session.update_record(lambda r: adopt(r,
+        player), "owner", "white_player", "black_player")``."""
+        with self._change():
+            change(self.record)
+            if names:
+                self.store.update(self.record, *names)
+            else:
+                self.store.save(self.record)
 
     # -- creation ------------------------------------------------------------------
 
@@ -133,6 +277,9 @@ class GameSession:
         """A new game stored in ``store``; ``owner`` (a player) holds the seats of the
         colours that ``human`` names. ``clock``: ``(seconds, increment)`` for each side
         (the clocks start with :meth:`start_clock`), or None."""
+        for text, name in ((variant, "variant"), (fen, "fen"), (white, "white"),
+                           (black, "black")):
+            check_text(text, name)
         try:
             v = get_variant(variant)
         except ValueError as err:
@@ -159,19 +306,27 @@ class GameSession:
         data = game.to_dict()
         white_seat = owner if human in ("white", "both") else None
         black_seat = owner if human in ("black", "both") else None
-        record = store.create(variant=v.name, start_fen=game.start_fen, human=human, level=level,
-                              white=data["white"], black=data["black"], owner=owner,
-                              white_player=white_seat, black_player=black_seat,
-                              clock_initial=data["clock_initial"],
-                              clock_increment=data["clock_increment"],
-                              clock_state=data["clock_state"])
+        record = StoredGame(id=secrets.token_hex(8), variant=v.name, start_fen=game.start_fen,
+                            human=human, level=level, white=data["white"],
+                            black=data["black"], owner=owner, white_player=white_seat,
+                            black_player=black_seat, clock_initial=data["clock_initial"],
+                            clock_increment=data["clock_increment"],
+                            clock_state=data["clock_state"])
         session = cls(store, record, game)
-        session._update_result()
+        session._set_result()   # a game from a finished position is stored finished
+        try:
+            store.create_many([record])
+        except StorageError as err:
+            raise storage_error(err, "store the new game", "no game was created") from None
         return session
 
     @classmethod
     def load(cls, store: GameStore, game_id: str) -> "GameSession":
-        record = store.get(game_id)
+        try:
+            record = store.get(game_id)
+        except StorageError as err:
+            raise ApiError(503, f"the server could not read the game: {err.reason}",
+                           kind="storage") from None
         if record is None:
             raise ApiError(404, f"no game with id {game_id!r}")
         return cls(store, record)
@@ -234,8 +389,8 @@ class GameSession:
     def _finished_by_decision(self) -> bool:
         return self.game.decided is not None
 
-    def _update_result(self) -> None:
-        """Stores the result after a change of the game."""
+    def _set_result(self) -> None:
+        """Sets the record's result after a change of the game (:meth:`_save` stores it)."""
         rec = self.record
         info = self.game.outcome_info()
         if info is not None:
@@ -253,21 +408,29 @@ class GameSession:
                 result, termination, text, winner = "*", None, None, None
         else:
             result, termination, text, winner = "*", None, None, None
-        if (rec.result, rec.termination, rec.termination_text, rec.winner) != (
-                result, termination, text, winner):
-            rec.result, rec.termination, rec.termination_text, rec.winner = (
-                result, termination, text, winner)
-            self.store.save_result(rec.id, result=result, termination=termination,
-                                   termination_text=text, winner=winner)
+        rec.result, rec.termination, rec.termination_text, rec.winner = (
+            result, termination, text, winner)
 
     def _save(self) -> None:
-        """Stores the moves, redo and clocks after a change, then the result."""
+        """Stores the moves, redo, clocks and result after a change, in one write over the
+        version of the game this session last read or wrote. Called outside a change
+        (:meth:`_change`), a failure reloads the game from the store, so that the
+        unstored change does not stay in memory; use the session's methods instead."""
+        if not self._changing:
+            try:
+                with self._change():
+                    self._save()
+            except ApiError as err:
+                if err.extra.get("kind") != "stale":
+                    self._reload()
+                raise
+            return
         rec = self.record
         rec.moves = self.game.move_texts()
         rec.redo = self.game.redo_texts()
         rec.clock_state = self.game.clock_state()
-        self.store.save_moves(rec.id, rec.moves, redo=rec.redo, clock_state=rec.clock_state)
-        self._update_result()
+        self._set_result()
+        self.store.update(rec, *_GAME_FIELDS)
 
     def _game_over(self, suffix: str = "") -> ApiError:
         out = self.outcome()
@@ -318,43 +481,47 @@ class GameSession:
         return self.push(move)
 
     def push(self, move: Move) -> PlayedMove:
-        try:
-            ply = self.game.push(move)
-        except GameOverError:
-            self._save()          # a flag found fallen ends the game: store it
-            raise self._game_over() from None
-        except (IllegalMoveError, AmbiguousMoveError) as err:
-            raise self._move_error(err) from None
-        self._save()
+        with self._change():
+            try:
+                ply = self.game.push(move)
+            except GameOverError:
+                self._save()          # a flag found fallen ends the game: store it
+                raise self._game_over() from None
+            except (IllegalMoveError, AmbiguousMoveError) as err:
+                raise self._move_error(err) from None
+            self._save()
         return PlayedMove(ply.move, ply.text)
 
     def undo(self, count: int) -> int:
         """Takes back up to ``count`` plies; returns how many were taken back."""
-        if self._finished_by_decision():
-            raise self._game_over("; it cannot be taken back")
-        n = len(self.game.undo(count))
-        if n:
-            self._save()
+        with self._change():
+            if self._finished_by_decision():
+                raise self._game_over("; it cannot be taken back")
+            n = len(self.game.undo(count))
+            if n:
+                self._save()
         return n
 
     def undo_for_human(self) -> int:
         """Undo as the page's button does: back to the last position where the person
         was to move (one or two plies when playing the engine)."""
-        if self._finished_by_decision():
-            raise self._game_over("; it cannot be taken back")
-        n = len(self.game.undo_to_person())
-        if n:
-            self._save()
+        with self._change():
+            if self._finished_by_decision():
+                raise self._game_over("; it cannot be taken back")
+            n = len(self.game.undo_to_person())
+            if n:
+                self._save()
         return n
 
     def redo(self, count: int) -> int:
         """Replays up to ``count`` taken-back plies, then the engine's replies that were
         taken back with them (the same moves, not a new search); returns how many plies
         were replayed."""
-        if self._finished_by_decision():
-            raise self._game_over()
-        done = len(self.game.redo(count, replies=True))
-        self._save()
+        with self._change():
+            if self._finished_by_decision():
+                raise self._game_over()
+            done = len(self.game.redo(count, replies=True))
+            self._save()
         return done
 
     def set_line(self, moves: list[str]) -> None:
@@ -363,21 +530,42 @@ class GameSession:
             raise self._game_over()
         if len(moves) > MAX_PLIES:
             raise ApiError(400, f"too many moves (at most {MAX_PLIES})")
-        try:
-            self.game.set_line(moves)
-        except LineError as err:
-            raise ApiError(400, str(err), kind="illegal_move", ply=err.ply) from None
-        self._save()
+        for i, text in enumerate(moves):
+            if isinstance(text, str):
+                check_text(text, f"move {i + 1}")
+        with self._change():
+            try:
+                self.game.set_line(moves)
+            except LineError as err:
+                raise ApiError(400, str(err), kind="illegal_move", ply=err.ply) from None
+            self._save()
 
     def resign(self, color: str) -> None:
-        self.check_can_move(by_engine=True)
-        self.game.resign(WHITE if color == "white" else BLACK)
-        self._save()
+        with self._change():
+            self.check_can_move(by_engine=True)
+            self.game.resign(WHITE if color == "white" else BLACK)
+            self._save()
 
     def agree_draw(self) -> None:
-        self.check_can_move(by_engine=True)
-        self.game.agree_draw()
-        self._save()
+        with self._change():
+            self.check_can_move(by_engine=True)
+            self.game.agree_draw()
+            self._save()
+
+    def offer_draw(self, color: str) -> bool:
+        """``color`` (``white`` or ``black``) offers a draw in a game between two people:
+        True when that accepts the opponent's offer (the game ends drawn, and is stored),
+        False when the offer waits for the opponent (a move declines it; pending offers
+        are not stored). Raises 409 when no draw may be offered now."""
+        with self._change():
+            self.check_can_move(by_engine=True)
+            try:
+                accepted = self.game.offer_draw(WHITE if color == "white" else BLACK)
+            except ValueError as err:
+                raise ApiError(409, str(err)) from None
+            if accepted:
+                self._save()
+        return accepted
 
     # -- clocks ------------------------------------------------------------------------------
 
@@ -386,18 +574,21 @@ class GameSession:
     def invite_friend(self, color: str) -> str:
         """Opens the seat of ``color`` to a friend: returns the secret of the invitation
         link (the first player who opens it takes the seat)."""
-        self.record.invite = secrets.token_urlsafe(18)
-        if color == "white":
-            self.record.white_player = None
-        else:
-            self.record.black_player = None
-        self.store.save(self.record)
-        return self.record.invite
+        with self._change():
+            invite = self.record.invite = secrets.token_urlsafe(18)
+            if color == "white":
+                self.record.white_player = None
+            else:
+                self.record.black_player = None
+            self.store.update(self.record, *_SEAT_FIELDS)
+        return invite
 
     def join(self, player: str, token: str) -> str:
         """``player`` takes the open seat with the invitation ``token``; returns its colour."""
         rec = self.record
-        if rec.invite is None or not secrets.compare_digest(rec.invite, token):
+        # compared as bytes: compare_digest refuses str with non-ASCII characters
+        if rec.invite is None or not secrets.compare_digest(
+                rec.invite.encode("utf-8"), token.encode("utf-8", "surrogatepass")):
             raise ApiError(403, "this invitation link is not valid (or its seat was taken)",
                            kind="bad_invite")
         color = "white" if rec.white_player is None else "black"
@@ -405,12 +596,13 @@ class GameSession:
         if other == player:
             raise ApiError(409, f"you already play {'black' if color == 'white' else 'white'} in "
                            "this game: send the link to your opponent", kind="own_invite")
-        if color == "white":
-            rec.white_player = player
-        else:
-            rec.black_player = player
-        rec.invite = None
-        self.store.save(rec)
+        with self._change():
+            if color == "white":
+                rec.white_player = player
+            else:
+                rec.black_player = player
+            rec.invite = None
+            self.store.update(rec, *_SEAT_FIELDS)
         return color
 
     def two_players(self) -> bool:
@@ -426,14 +618,18 @@ class GameSession:
     def start_clock(self) -> None:
         """Starts the clocks of a timed game (the side to move's runs) and stores them."""
         if self.game.clocks is not None and not self.game.clock_running:
-            self.game.start_clock()
-            self._save()
+            with self._change():
+                self.game.start_clock()
+                self._save()
 
     def check_flag(self) -> bool:
         """Ends (and stores) the game on time when the side to move has no time left."""
-        if self.game.check_flag():
-            self._save()
-            return True
+        if self.game.clocks is None:
+            return False
+        with self._change():
+            if self.game.check_flag():
+                self._save()
+                return True
         return False
 
     def clock_info(self) -> dict[str, Any] | None:
@@ -538,38 +734,46 @@ class GameSession:
 
     def tree(self) -> list[dict[str, Any]]:
         """The nodes of an imported game (variations included), depth first;
-        node 0 is the start position."""
+        node 0 is the start position. Kept until the moves change (the page asks for
+        it with every state); walked without recursion, so that no game is too deep."""
         key = tuple(self.record.moves)
         if self._tree_cache is not None and self._tree_cache[0] == key:
             return self._tree_cache[1]
         game = self._merged_game()
-        nodes: list[dict[str, Any]] = []
         line = set()
         node: pdn.GameNode = game
         for move in self.game.moves:
             node = next(c for c in node.variations if c.move == move)
             line.add(id(node))
+        board = game.board()
 
-        def visit(n: pdn.GameNode, parent: int | None, board: Board, ply: int) -> int:
-            index = len(nodes)
-            entry: dict[str, Any] = {"id": index, "parent": parent, "ply": ply,
-                                     "fen": board.fen(), "comment": n.comment,
-                                     "starting_comment": n.starting_comment,
-                                     "nags": sorted(n.nags), "children": [],
-                                     "in_line": parent is None or id(n) in line}
-            nodes.append(entry)
-            for child in n.variations:
-                assert child.move is not None  # only the root has no move
-                legal = board.legal_moves
-                info = move_info(child.move, legal)
-                board.push(child.move)
-                child_index = visit(child, index, board, ply + 1)
-                board.pop()
-                nodes[child_index].update(info)
-                entry["children"].append(child_index)
-            return index
+        def entry(n: pdn.GameNode, parent: int | None, ply: int) -> dict[str, Any]:
+            return {"id": len(nodes), "parent": parent, "ply": ply, "fen": board.fen(),
+                    "comment": n.comment, "starting_comment": n.starting_comment,
+                    "nags": sorted(n.nags), "children": [],
+                    "in_line": parent is None or id(n) in line}
 
-        visit(game, None, game.board(), 0)
+        nodes: list[dict[str, Any]] = []
+        nodes.append(entry(game, None, 0))
+        # the path from the root to the node being visited: (node's index, its children
+        # not visited yet); the board is at that node's position
+        stack: list[tuple[int, Iterator[pdn.GameNode]]] = [(0, iter(game.variations))]
+        while stack:
+            index, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                if stack:
+                    board.pop()
+                continue
+            assert child.move is not None  # only the root has no move
+            info = move_info(child.move, board.legal_moves)
+            board.push(child.move)
+            child_entry = entry(child, index, len(stack))
+            child_entry.update(info)
+            nodes.append(child_entry)
+            nodes[index]["children"].append(child_entry["id"])
+            stack.append((child_entry["id"], iter(child.variations)))
         self._tree_cache = (key, nodes)
         return nodes
 
@@ -600,15 +804,36 @@ class GameSession:
         return f"damier-{self.id}-{safe[:60]}.pdn"
 
 
+def tree_size(game: pdn.GameNode) -> int:
+    """The number of moves in a game tree: its main line and all its variations (counted
+    without recursion)."""
+    count = 0
+    stack = list(game.variations)
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack.extend(node.variations)
+    return count
+
+
 def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str | None = None,
                deadline: float | None = None) -> tuple[list[GameSession], list[str]]:
     """Reads every game of the PDN ``text`` (never a path) into the store, as analysis
     games (``human="both"``) owned by ``owner``; returns the sessions and the errors of
     the games that could not be read. A game ``owner`` imported before (the same PDN) is
     not stored again: its stored copy is returned. Reading stops after ``max_games`` games, or when
-    ``time.monotonic()`` passes ``deadline``, keeping the games read by then."""
+    ``time.monotonic()`` passes ``deadline``, keeping the games read by then. A game longer
+    than :data:`MAX_PLIES`, or with more than :data:`MAX_TREE_NODES` moves in its main line
+    and variations together, is refused (an error in the list).
+
+    The games read are stored together, all or none: when the store cannot write them,
+    raises :class:`ApiError` (507 for a full disk, 503 otherwise; nothing is imported).
+    A text that is not valid Unicode (an unpaired surrogate) is refused with 400."""
+    check_text(text, "pdn")
     errors: list[PdnError] = []
     sessions: list[GameSession] = []
+    new: list[GameSession] = []
+    seen: dict[str, GameSession] = {}
     duplicates = 0
     try:
         reader = pdn.read_games(text, skip_errors=True, errors=errors)
@@ -624,26 +849,44 @@ def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str 
             if plies > MAX_PLIES:
                 errors.append(PdnError(f"a game of {plies} plies is too long (at most {MAX_PLIES})"))
                 continue
+            size = tree_size(game)
+            if size > MAX_TREE_NODES:
+                errors.append(PdnError(f"a game with {size:,} moves in its main line and "
+                                       f"variations is too large (at most {MAX_TREE_NODES:,})"))
+                continue
             headers = {k: v for k, v in game.headers.items()}
             text_of_game = pdn.write_game(game)
-            known = store.find_imported(owner, text_of_game)
+            known = seen.get(text_of_game)
+            if known is None:
+                try:
+                    stored = store.find_imported(owner, text_of_game)
+                except StorageError as err:
+                    raise ApiError(503, f"the server could not read its games: {err.reason}; "
+                                   "nothing was imported", kind="storage") from None
+                known = None if stored is None else GameSession.load(store, stored)
             if known is not None:   # the same game imported before: not stored twice
-                sessions.append(GameSession.load(store, known))
+                sessions.append(known)
                 duplicates += 1
                 continue
             played = Game.from_board(game.end().board(), white=HUMAN, black=HUMAN, level=10,
                                      white_name=headers.get("White", "?"),
                                      black_name=headers.get("Black", "?"), now=CLOCK_SOURCE)
-            record = store.create(variant=game.variant.name, start_fen=played.start_fen,
-                                  human="both", level=10, white=headers.get("White", "?"),
-                                  black=headers.get("Black", "?"), moves=played.move_texts(),
-                                  headers=headers, pdn=text_of_game, owner=owner,
-                                  white_player=owner, black_player=owner)
+            record = StoredGame(id=secrets.token_hex(8), variant=game.variant.name,
+                                start_fen=played.start_fen, human="both", level=10,
+                                white=headers.get("White", "?"), black=headers.get("Black", "?"),
+                                moves=played.move_texts(), headers=headers, pdn=text_of_game,
+                                owner=owner, white_player=owner, black_player=owner)
             session = GameSession(store, record, played)
-            session._update_result()
+            session._set_result()
             sessions.append(session)
+            new.append(session)
+            seen[text_of_game] = session
     except PdnError as err:  # pragma: no cover - skip_errors collects them
         errors.append(err)
+    try:
+        store.create_many([session.record for session in new])
+    except StorageError as err:
+        raise storage_error(err, "store the imported games", "nothing was imported") from None
     if duplicates:
         errors.append(PdnError(f"{duplicates} game{'s were' if duplicates > 1 else ' was'} "
                                "imported before: the stored copy is kept (not imported again)"))

@@ -10,6 +10,16 @@ is committed at once with ``synchronous=FULL``, so a server killed in the middle
 of a game loses nothing: the next server finds the game as it was after the
 last move.
 
+Each stored game has a write ``version``, one more with every change. A
+:class:`StoredGame` remembers the version it was read (or last written) at, and
+:meth:`GameStore.update` and :meth:`GameStore.save` write only when the stored
+game is still at that version: an older copy of a game (a second server's, or a
+session left over from before a page was reloaded) can never overwrite a newer
+one. Such a write raises :class:`StaleGameError`, a write to a deleted game
+:class:`GameDeletedError`, and a database that cannot be opened, read or written
+(a full disk, a read-only file, a file that is not a database) :class:`StorageError`;
+a failed write changes nothing in the database.
+
 >>> store = GameStore(":memory:")
 >>> record = store.create(variant="international", start_fen="W:W31-50:B1-20",
 ...                       human="white", level=3, white="You", black="damier level 3")
@@ -20,6 +30,11 @@ last move.
 ['32-28', '19-23']
 >>> [r.id for r in store.list()] == [record.id]
 True
+>>> record.moves = ["32-28"]
+>>> store.update(record, "moves")    # record was read before the save above
+Traceback (most recent call last):
+...
+damier.web.storage.StaleGameError: game ... was changed by another writer since it was read (version 0, now 1): reload it
 >>> store.close()
 """
 
@@ -32,17 +47,19 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from damier.pdn import result_for_variant
 
-__all__ = ["StoredGame", "GameStore", "SCHEMA_VERSION"]
+__all__ = ["StoredGame", "GameStore", "SCHEMA_VERSION", "StorageError", "StaleGameError",
+           "GameDeletedError"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """1: the games table; 2: the reports table (game reports); 3: who owns a game and who
 holds its seats (``owner``, ``white_player``, ``black_player``); 4: the clocks of a timed
 game (``clock_initial``, ``clock_increment``, ``clock_state``; NULL for untimed games);
-5: the invitation to a game's open seat (``invite``: the secret of the friend's link)."""
+5: the invitation to a game's open seat (``invite``: the secret of the friend's link);
+6: the write version of each game (``version``, 0 for the games stored before)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -94,17 +111,77 @@ _INVITES = """
 ALTER TABLE games ADD COLUMN invite TEXT;
 """
 
-_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS, 5: _INVITES}
+_VERSIONS = """
+ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+"""
+
+_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS, 5: _INVITES, 6: _VERSIONS}
 """The statements that bring a database of schema ``version - 1`` to ``version``."""
 
 _COLUMNS = ("id", "variant", "start_fen", "moves", "redo", "white", "black", "human", "level",
             "result", "termination", "termination_text", "winner", "headers", "pdn",
             "created_at", "updated_at", "owner", "white_player", "black_player",
-            "clock_initial", "clock_increment", "clock_state", "invite")
+            "clock_initial", "clock_increment", "clock_state", "invite", "version")
+
+_FIXED = ("id", "created_at", "updated_at", "version")
+"""The columns that :meth:`GameStore.update` does not take (the store sets them)."""
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class StorageError(RuntimeError):
+    """The game database cannot be opened, read or written: the message names the file
+    and the reason, in one line. ``disk_full`` tells a full disk (or a database at its
+    size limit) from other failures (a read-only file, a disk error, a file that is not a
+    database...). A write that fails this way changes nothing in the database."""
+
+    def __init__(self, action: str, path: str, reason: str, *, disk_full: bool = False) -> None:
+        super().__init__(f"cannot {action} the game database {path}: {reason}")
+        self.path = path
+        self.reason = reason
+        self.disk_full = disk_full
+
+
+class StaleGameError(RuntimeError):
+    """A write of a game that another writer changed since it was read: the game as
+    stored is newer than the copy written (nothing was written)."""
+
+    def __init__(self, game_id: str, expected: int, found: int) -> None:
+        super().__init__(f"game {game_id} was changed by another writer since it was read "
+                         f"(version {expected}, now {found}): reload it")
+        self.game_id = game_id
+        self.expected = expected
+        self.found = found
+
+
+class GameDeletedError(KeyError):
+    """A write of a game that is no longer stored (deleted meanwhile). A
+    :class:`KeyError`, as the store raised before it had this class."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(game_id)
+        self.game_id = game_id
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} is not stored (it was deleted)"
+
+
+def _reason(err: BaseException) -> tuple[str, bool]:
+    """The reason in words of an SQLite failure, and whether it is a full disk."""
+    code = getattr(err, "sqlite_errorcode", None)
+    text = str(err) or type(err).__name__
+    full = code == getattr(sqlite3, "SQLITE_FULL", 13) or "disk is full" in text
+    if isinstance(err, (FileExistsError, NotADirectoryError)) and err.filename:
+        text = f"{err.filename} is not a folder"
+    elif isinstance(err, OSError) and err.strerror:
+        text = err.strerror if not err.filename else f"{err.strerror}: {err.filename}"
+    elif "readonly" in text:
+        text += " (the file or its folder is read-only)"
+    elif "unable to open" in text:
+        text += " (no such folder, no permission, or not a file)"
+    return text, full
 
 
 @dataclass
@@ -151,6 +228,9 @@ class StoredGame:
     clock_state: dict[str, Any] | None = None
     invite: str | None = None
     """The secret of the link that gives a friend the open seat (None: no open seat)."""
+    version: int = 0
+    """The stored game's write version when this copy was read or last written (see
+    :meth:`GameStore.update`)."""
 
     def seat(self, color: str) -> str | None:
         """The player holding the seat of ``color`` (``white`` or ``black``)."""
@@ -171,35 +251,70 @@ class StoredGame:
 class GameStore:
     """The games (and their reports) of one SQLite file (``":memory:"`` for a throwaway store).
 
-    Safe to use from several threads: one connection, guarded by a lock.
+    Safe to use from several threads: one connection, guarded by a lock. Raises
+    :class:`StorageError` when the file cannot be opened (no such folder, no permission,
+    not a database, a newer schema) and when a read or write fails.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
-                                   timeout=10.0)
-        self._db.row_factory = sqlite3.Row
+        db: sqlite3.Connection | None = None
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                 timeout=10.0)
+            db.row_factory = sqlite3.Row
+            self._db = db
+            self._open()
+        except (sqlite3.Error, OSError) as err:
+            if db is not None:
+                db.close()
+            reason, full = _reason(err)
+            raise StorageError("open", self.path, reason, disk_full=full) from None
+        except StorageError:
+            if db is not None:
+                db.close()
+            raise
+
+    def _open(self) -> None:
         with self._lock:
             if self.path != ":memory:":
                 mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
-                    raise RuntimeError(f"cannot put {self.path} in WAL mode (got {mode})")
+                    raise StorageError("open", self.path, f"it cannot be put in WAL mode "
+                                       f"(got {mode})")
             self._db.execute("PRAGMA synchronous=FULL")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise RuntimeError(f"{self.path} was written by a newer damier (schema {version}, "
-                                   f"this one knows {SCHEMA_VERSION})")
+                raise StorageError("open", self.path, f"it was written by a newer damier "
+                                   f"(schema {version}, this one knows {SCHEMA_VERSION})")
             self._db.executescript(_SCHEMA)
             for target in range(max(version, 1) + 1, SCHEMA_VERSION + 1):
                 self._db.executescript(_MIGRATIONS[target])
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            if version != SCHEMA_VERSION:
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    def _run(self, sql: str, args: Sequence[Any] = (), *, write: bool = True) -> sqlite3.Cursor:
+        """Runs one statement (the lock held), turning SQLite's failures into
+        :class:`StorageError`; a failed write's transaction is rolled back."""
+        try:
+            return self._db.execute(sql, args)
+        except (sqlite3.Error, MemoryError) as err:
+            if write:
+                try:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            reason, full = _reason(err)
+            raise StorageError("write to" if write else "read", self.path, reason,
+                               disk_full=full) from None
 
     # -- writing ------------------------------------------------------------------
 
@@ -210,67 +325,105 @@ class GameStore:
                white_player: str | None = None, black_player: str | None = None,
                clock_initial: float | None = None, clock_increment: float | None = None,
                clock_state: dict[str, Any] | None = None,
-               invite: str | None = None) -> StoredGame:
+               invite: str | None = None, result: str = "*", termination: str | None = None,
+               termination_text: str | None = None,
+               winner: str | None = None) -> StoredGame:
         """Stores a new game and returns it (its id is random: 64 bits)."""
-        now = _now()
         record = StoredGame(id=game_id or secrets.token_hex(8), variant=variant,
                             start_fen=start_fen, human=human, level=level,
                             moves=list(moves or []), white=white, black=black,
-                            headers=dict(headers or {}), pdn=pdn, created_at=now, updated_at=now,
+                            headers=dict(headers or {}), pdn=pdn,
                             owner=owner, white_player=white_player, black_player=black_player,
                             clock_initial=clock_initial, clock_increment=clock_increment,
-                            clock_state=clock_state, invite=invite)
-        values = self._values(record)
-        with self._lock:
-            self._db.execute(
-                f"INSERT INTO games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
-                values)
+                            clock_state=clock_state, invite=invite, result=result,
+                            termination=termination, termination_text=termination_text,
+                            winner=winner)
+        self.create_many([record])
         return record
 
+    def create_many(self, records: Sequence[StoredGame]) -> None:
+        """Stores new games, all or none (one transaction); their ``created_at`` and
+        ``updated_at`` are set to now when empty, and their ``version`` to 0."""
+        now = _now()
+        for record in records:
+            record.created_at = record.created_at or now
+            record.updated_at = record.updated_at or now
+            record.version = 0
+        rows = [self._values(record) for record in records]
+        sql = f"INSERT INTO games ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+        with self._lock:
+            self._run("BEGIN")
+            for row in rows:
+                self._run(sql, row)
+            self._run("COMMIT")
+
+    def update(self, record: StoredGame, *names: str) -> None:
+        """Stores the fields ``names`` of ``record`` (one transaction), provided the stored
+        game is still at ``record.version`` (the version it was read or last written at);
+        ``record.version`` and ``record.updated_at`` are then the new ones.
+
+        Raises :class:`StaleGameError` when another writer changed the game since,
+        :class:`GameDeletedError` when it is no longer stored and :class:`StorageError`
+        when the database cannot be written; nothing is written then, and ``record`` is
+        left as it was."""
+        for name in names:
+            if name not in _COLUMNS or name in _FIXED:
+                raise ValueError(f"{name!r} is not a field that can be updated")
+        values = dict(zip(_COLUMNS, self._values(record)))
+        now = _now()
+        sets = "".join(f"{name} = ?, " for name in names)
+        args = [values[name] for name in names] + [now, record.id, record.version]
+        with self._lock:
+            cur = self._run(f"UPDATE games SET {sets}updated_at = ?, version = version + 1 "
+                            "WHERE id = ? AND version = ?", args)
+            if cur.rowcount == 0:
+                row = self._run("SELECT version FROM games WHERE id = ?", (record.id,),
+                                write=False).fetchone()
+                if row is None:
+                    raise GameDeletedError(record.id)
+                raise StaleGameError(record.id, record.version, int(row[0]))
+        record.version += 1
+        record.updated_at = now
+
+    def save(self, record: StoredGame) -> None:
+        """Stores every field of ``record``, as :meth:`update` does (only over the
+        version ``record`` was read at)."""
+        self.update(record, *(name for name in _COLUMNS if name not in _FIXED))
+
     def save_moves(self, game_id: str, moves: list[str], *, redo: list[str],
-                   clock_state: dict[str, Any] | None = None) -> None:
+                   clock_state: dict[str, Any] | None = None,
+                   version: int | None = None) -> None:
         """Stores the moves played (and the moves that redo would replay), and the
-        clocks' state when given (a timed game)."""
+        clocks' state when given (a timed game); with ``version``, only over that version
+        of the game (see :meth:`update`; without, over any: for tools and tests)."""
         if clock_state is None:
-            self._update(game_id, moves=json.dumps(moves), redo=json.dumps(redo))
+            self._update(game_id, version, moves=json.dumps(moves), redo=json.dumps(redo))
         else:
-            self._update(game_id, moves=json.dumps(moves), redo=json.dumps(redo),
+            self._update(game_id, version, moves=json.dumps(moves), redo=json.dumps(redo),
                          clock_state=json.dumps(clock_state))
 
     def save_result(self, game_id: str, *, result: str, termination: str | None,
-                    termination_text: str | None, winner: str | None) -> None:
-        """Stores how the game ended (``result="*"`` and None: it goes on)."""
-        self._update(game_id, result=result, termination=termination,
+                    termination_text: str | None, winner: str | None,
+                    version: int | None = None) -> None:
+        """Stores how the game ended (``result="*"`` and None: it goes on); ``version``
+        as for :meth:`save_moves`."""
+        self._update(game_id, version, result=result, termination=termination,
                      termination_text=termination_text, winner=winner)
-
-    def save(self, record: StoredGame) -> None:
-        """Stores every field of ``record`` (one transaction)."""
-        record.updated_at = _now()
-        values = self._values(record)
-        sets = ", ".join(f"{name} = ?" for name in _COLUMNS[1:])
-        with self._lock:
-            cur = self._db.execute(f"UPDATE games SET {sets} WHERE id = ?", values[1:] + (record.id,))
-        if cur.rowcount == 0:
-            raise KeyError(record.id)
 
     def delete(self, game_id: str) -> bool:
         """Forgets a game and its report."""
         with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                cur = self._db.execute("DELETE FROM games WHERE id = ?", (game_id,))
-                self._db.execute("DELETE FROM reports WHERE game_id = ?", (game_id,))
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            self._run("BEGIN")
+            cur = self._run("DELETE FROM games WHERE id = ?", (game_id,))
+            self._run("DELETE FROM reports WHERE game_id = ?", (game_id,))
+            self._run("COMMIT")
         return cur.rowcount > 0
 
     def save_report(self, game_id: str, report: dict[str, Any]) -> None:
         """Stores the report of a game (replacing the previous one; nothing when the game
         is gone); ``report`` holds the ``start_fen`` and ``moves`` it was made from."""
         with self._lock:
-            self._db.execute(
+            self._run(
                 "INSERT OR REPLACE INTO reports (game_id, start_fen, moves, report, created_at) "
                 "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE id = ?)",
                 (game_id, report["start_fen"], json.dumps(report["moves"]),
@@ -280,8 +433,8 @@ class GameStore:
         """What the report of a game was made from (``start_fen``, ``moves``,
         ``created_at``) without reading the report itself; None without a report."""
         with self._lock:
-            row = self._db.execute("SELECT start_fen, moves, created_at FROM reports "
-                                   "WHERE game_id = ?", (game_id,)).fetchone()
+            row = self._run("SELECT start_fen, moves, created_at FROM reports "
+                            "WHERE game_id = ?", (game_id,), write=False).fetchone()
         if row is None:
             return None
         return {"start_fen": row["start_fen"], "moves": json.loads(row["moves"]),
@@ -290,23 +443,29 @@ class GameStore:
     def get_report(self, game_id: str) -> dict[str, Any] | None:
         """The stored report of a game, or None."""
         with self._lock:
-            row = self._db.execute("SELECT report FROM reports WHERE game_id = ?",
-                                   (game_id,)).fetchone()
+            row = self._run("SELECT report FROM reports WHERE game_id = ?",
+                            (game_id,), write=False).fetchone()
         return json.loads(row["report"]) if row is not None else None
 
     def delete_report(self, game_id: str) -> bool:
         with self._lock:
-            cur = self._db.execute("DELETE FROM reports WHERE game_id = ?", (game_id,))
+            cur = self._run("DELETE FROM reports WHERE game_id = ?", (game_id,))
         return cur.rowcount > 0
 
-    def _update(self, game_id: str, **fields: Any) -> None:
+    def _update(self, game_id: str, version: int | None, **fields: Any) -> None:
         fields["updated_at"] = _now()
-        sets = ", ".join(f"{name} = ?" for name in fields)
+        sets = "".join(f"{name} = ?, " for name in fields)
+        where = "id = ?" if version is None else "id = ? AND version = ?"
+        args = tuple(fields.values()) + ((game_id,) if version is None else (game_id, version))
         with self._lock:
-            cur = self._db.execute(f"UPDATE games SET {sets} WHERE id = ?",
-                                   tuple(fields.values()) + (game_id,))
-        if cur.rowcount == 0:
-            raise KeyError(game_id)
+            cur = self._run(f"UPDATE games SET {sets}version = version + 1 WHERE {where}", args)
+            if cur.rowcount == 0:
+                row = self._run("SELECT version FROM games WHERE id = ?", (game_id,),
+                                write=False).fetchone()
+                if row is None:
+                    raise GameDeletedError(game_id)
+                assert version is not None
+                raise StaleGameError(game_id, version, int(row[0]))
 
     @staticmethod
     def _values(record: StoredGame) -> tuple[Any, ...]:
@@ -317,14 +476,15 @@ class GameStore:
                 record.owner, record.white_player, record.black_player,
                 record.clock_initial, record.clock_increment,
                 None if record.clock_state is None else json.dumps(record.clock_state),
-                record.invite)
+                record.invite, record.version)
 
     # -- reading ------------------------------------------------------------------
 
     def get(self, game_id: str) -> StoredGame | None:
         """The game ``game_id``, or None."""
         with self._lock:
-            row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+            row = self._run("SELECT * FROM games WHERE id = ?", (game_id,),
+                            write=False).fetchone()
         return self._record(row) if row is not None else None
 
     @staticmethod
@@ -342,25 +502,25 @@ class GameStore:
         too)."""
         where, args = self._player_filter(player, unowned)
         with self._lock:
-            rows = self._db.execute(
+            rows = self._run(
                 f"SELECT * FROM games {where} ORDER BY updated_at DESC, rowid DESC "
-                "LIMIT ? OFFSET ?", args + (limit, offset)).fetchall()
+                "LIMIT ? OFFSET ?", args + (limit, offset), write=False).fetchall()
         return [self._record(row) for row in rows]
 
     def find_imported(self, owner: str | None, pdn: str) -> str | None:
         """The id of a game ``owner`` imported with exactly this PDN text, or None."""
         with self._lock:
-            row = self._db.execute(
+            row = self._run(
                 "SELECT id FROM games WHERE pdn = ? AND owner IS ? ORDER BY rowid LIMIT 1",
-                (pdn, owner)).fetchone()
+                (pdn, owner), write=False).fetchone()
         return str(row["id"]) if row is not None else None
 
     def count(self, *, player: str | None = None, unowned: bool = False) -> int:
         """The number of games (of ``player``, as :meth:`list` counts them)."""
         where, args = self._player_filter(player, unowned)
         with self._lock:
-            return int(self._db.execute(f"SELECT COUNT(*) FROM games {where}",
-                                        args).fetchone()[0])
+            return int(self._run(f"SELECT COUNT(*) FROM games {where}",
+                                 args, write=False).fetchone()[0])
 
     @staticmethod
     def _record(row: sqlite3.Row) -> StoredGame:
@@ -376,4 +536,4 @@ class GameStore:
                           clock_increment=row["clock_increment"],
                           clock_state=(json.loads(row["clock_state"])
                                        if row["clock_state"] is not None else None),
-                          invite=row["invite"])
+                          invite=row["invite"], version=int(row["version"]))
