@@ -466,3 +466,23 @@ def test_long_move_texts_are_refused_before_they_are_read(alice):
     assert time.monotonic() - started < 2.0
     r = alice.post(f"/api/games/{gid}/line", json={"moves": ["32-28"] * 2001})
     assert r.status_code == 400 and "too many moves" in r.json()["error"]
+
+
+def test_an_imported_games_tree_is_built_off_the_event_loop(alice, monkeypatch):
+    pdn_text = '[Event "t"]\n1. 32-28 (1. 33-28 18-23) 19-23 2. 28x19 14x23 *\n'
+    r = alice.post("/api/import", json={"pdn": pdn_text})
+    assert r.status_code == 201, r.text
+    gid = r.json()["first"]
+    threads = []
+    real = web_session.GameSession._merged_game
+
+    def merged(self):
+        threads.append(threading.current_thread().name)
+        return real(self)
+
+    monkeypatch.setattr(web_session.GameSession, "_merged_game", merged)
+    assert alice.post(f"/api/games/{gid}/undo", json={"count": 4}).status_code == 200
+    r = alice.post(f"/api/games/{gid}/move", json={"move": "31-27"})
+    assert r.status_code == 200, r.text
+    assert any(n.get("text") == "31-27" for n in r.json()["game"]["tree"])
+    assert threads and all(name.startswith("damier-web") for name in threads), threads

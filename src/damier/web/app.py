@@ -629,6 +629,18 @@ class LiveGames:
         live.broadcast({"type": "state", "game": state, **extra})
         return state
 
+    async def warm_tree(self, live: LiveGame) -> None:
+        """Builds an imported game's tree (its variations with the moves played merged
+        in: up to a few hundred milliseconds for the largest trees) in a worker thread,
+        so that the state sent next finds it ready instead of building it on the event
+        loop."""
+        if live.session.record.pdn is not None:
+            try:
+                await asyncio.get_running_loop().run_in_executor(self.executor,
+                                                                 live.session.tree)
+            except Exception:  # the moves changed meanwhile: the state builds it afresh
+                log.debug("tree of game %s built on the loop", live.session.id, exc_info=True)
+
     def watch_flag(self, live: LiveGame) -> None:
         """Sets a timer for the moment the running clock reaches zero (a timed game): the
         game then ends on time, and every page hears of it."""
@@ -733,6 +745,7 @@ class LiveGames:
             live.broadcast({"type": "engine", "thinking": False})
             self.changed(live)
             return
+        await self.warm_tree(live)
         self.changed(live, engine_move=played.text,
                      engine_score=white_score(result.score, board.turn),
                      engine_score_text=format_score(white_score(result.score, board.turn)))
@@ -1173,6 +1186,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
             played = live.session.play(spec)
             live.session.start_clock()
             live.stop_engines()
+            await live_games.warm_tree(live)
             state = live_games.changed(live, played=played.text)
         return ok({"played": played.text, "game": with_viewer(state, v, live)})
 
@@ -1190,6 +1204,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 live.engine_task.cancel()
                 live.engine_task = None
             n = live.session.undo(count) if count is not None else live.session.undo_for_human()
+            await live_games.warm_tree(live)
             state = live_games.changed(live) if n else live.state()
             if not n:
                 live.broadcast({"type": "state", "game": state})
@@ -1205,6 +1220,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         async with live.lock:
             live.stop_engines()
             n = live.session.redo(count)
+            await live_games.warm_tree(live)
             state = live_games.changed(live)
         return ok({"redone": n, "game": with_viewer(state, viewer(request, live), live)})
 
@@ -1230,6 +1246,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
                 live.engine_task.cancel()
                 live.engine_task = None
             live.session.set_line(moves)
+            await live_games.warm_tree(live)
             state = live_games.changed(live)
         return ok({"game": with_viewer(state, viewer(request, live), live)})
 
