@@ -145,9 +145,10 @@ REPORT_MIN_MOVETIME = 0.01
 REPORT_MAX_MOVETIME = 10.0
 """The bounds of a report's limits; a report asked for by depth alone still stops each
 search after ``REPORT_MAX_MOVETIME`` seconds."""
-ENGINE_SLICE_SECONDS = 5.0
-"""An engine move on a clock (which may budget minutes for a move) gives its engine up
-after this long when another client's search waits (it plays its best move so far)."""
+ENGINE_SLICE_SECONDS = 1.0
+"""An engine move (a level's time, or what a clock budgets: minutes, on a long clock)
+gives its engine up after this long when another client's search waits: it plays its
+best move so far."""
 GAMES_PER_MINUTE = 30
 """New games (created or imported) one player may start a minute (as many at once)."""
 ADDRESS_GAMES_PER_MINUTE = 120
@@ -717,9 +718,9 @@ class LiveGames:
 
         live.broadcast({"type": "engine", "thinking": True})
         try:
-            # a long clock's move gives its engine up after a while when others wait
+            # a move gives its engine up after a while when another client waits
             result = await asyncio.wrap_future(self.pool.submit(
-                job, search, slice_seconds=ENGINE_SLICE_SECONDS if clock is not None else None))
+                job, search, slice_seconds=ENGINE_SLICE_SECONDS))
         except JobStopped:
             live.engine_task = None
             live.broadcast({"type": "engine", "thinking": False})

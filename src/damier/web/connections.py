@@ -12,10 +12,12 @@ connections are open: a thousand idle sockets from one client shut everyone out.
   silence between requests.
 * **Idle connections per address**: an IP address may hold ``per_address``
   connections that are not being answered (idle, or still sending their head);
-  beyond that its oldest idle one is closed. Connections whose request is being
-  answered are never closed for that.
-* **Connections in all**: beyond ``total`` connections the oldest idle one on the
-  server is closed; when none is idle the new one gets a 503 answer and is closed.
+  beyond that its oldest one idle for ``grace`` seconds is closed. Connections whose
+  request is being answered are never closed for that, nor those just opened (a
+  burst of clients connecting at once sends its requests within the grace).
+* **Connections in all**: beyond ``total`` connections the oldest one idle for the
+  grace on the server is closed, or else the oldest idle one; when all are being
+  answered the new one gets a 503 answer and is closed.
 
 WebSockets leave these counts once upgraded: the app bounds them itself
 (:data:`damier.web.app.MAX_SOCKETS`, per game and per player).
@@ -26,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +36,8 @@ __all__ = ["ConnectionLimits", "guarded_protocol", "HEAD_TIMEOUT", "PER_ADDRESS"
 
 HEAD_TIMEOUT = 10.0
 """Seconds a connection has to send a whole request head."""
+GRACE = 2.0
+"""Seconds a connection may be idle before it can be closed to make room."""
 PER_ADDRESS = 64
 """Idle connections (not being answered) one IP address may hold."""
 TOTAL = 900
@@ -45,6 +50,7 @@ class ConnectionLimits:
     """The limits, and the open connections (oldest first) they are checked against."""
 
     head_timeout: float = HEAD_TIMEOUT
+    grace: float = GRACE
     per_address: int = PER_ADDRESS
     total: int = TOTAL
     open: collections.OrderedDict[Any, str] = field(default_factory=collections.OrderedDict)
@@ -53,24 +59,27 @@ class ConnectionLimits:
     refused: int = 0
     timed_out: int = 0
 
-    def _oldest_idle(self, address: str | None, besides: Any) -> Any | None:
+    def _oldest_idle(self, address: str | None, besides: Any, grace: float) -> Any | None:
+        now = time.monotonic()
         for conn, where in self.open.items():
-            if conn is not besides and (address is None or where == address) and conn.idle():
+            if (conn is not besides and (address is None or where == address)
+                    and conn.idle() and conn.idle_for(now) >= grace):
                 return conn
         return None
 
     def admit(self, conn: Any, address: str) -> bool:
         """Counts a new connection in; closes older idle ones to make room; False when
-        the connection must be refused (the server is full of busy connections)."""
+        the connection must be refused (every other connection is being answered)."""
         self.open[conn] = address
         if sum(1 for c, where in self.open.items() if where == address and c.idle()) \
                 > self.per_address:
-            victim = self._oldest_idle(address, conn)
+            victim = self._oldest_idle(address, conn, self.grace)
             if victim is not None:
                 self.closed_idle += 1
                 victim.drop()
         if len(self.open) > self.total:
-            victim = self._oldest_idle(None, conn)
+            victim = (self._oldest_idle(None, conn, self.grace)
+                      or self._oldest_idle(None, conn, 0.0))
             if victim is None:
                 self.refused += 1
                 return False
@@ -93,10 +102,16 @@ def guarded_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
     class GuardedH11Protocol(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
         _counted = False
+        _upgraded = False
+        _idle_since = 0.0
 
         def idle(self) -> bool:
             """Not answering a request now (waiting for one, or for the rest of its head)."""
-            return self.cycle is None or self.cycle.response_complete
+            return not self._upgraded and (self.cycle is None or self.cycle.response_complete)
+
+        def idle_for(self, now: float) -> float:
+            """Seconds this connection has been idle (0 while a request is answered)."""
+            return now - self._idle_since if self.idle() else 0.0
 
         def drop(self) -> None:
             self._stop_timer()
@@ -122,6 +137,7 @@ def guarded_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
+            self._idle_since = time.monotonic()
             address = self.client[0] if self.client else ""
             self._counted = True
             if not limits.admit(self, address):
@@ -137,6 +153,8 @@ def guarded_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
+            if self._upgraded:
+                return                  # a WebSocket now: the app keeps its time
             if not self.idle():
                 self._stop_timer()      # the head came: the request is being answered
             else:
@@ -144,10 +162,12 @@ def guarded_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            self._idle_since = time.monotonic()
             self._stop_timer()
             self._start_timer()
 
         def handle_websocket_upgrade(self, event: Any) -> None:
+            self._upgraded = True
             self._stop_timer()
             limits.leave(self)
             self._counted = False

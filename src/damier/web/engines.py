@@ -63,7 +63,7 @@ ANONYMOUS: Client = ("", "")
 MAX_WAITING_PER_CLIENT = 64
 """Searches one player may have waiting at once; more are refused (:class:`PoolBusy`)."""
 
-SLICE_SECONDS = 2.0
+SLICE_SECONDS = 1.0
 """How long a live analysis's depth runs before it gives its engine up to another
 client's search that waits (the web app's choice; see :meth:`EnginePool.submit`)."""
 
