@@ -267,7 +267,7 @@ def test_a_page_that_stops_reading_holds_a_bounded_queue():
         for i in range(10_000):
             sub.send({"type": "state", "game": {"n": i}})
             if i % 3 == 0:
-                sub.send({"type": "info", "n": i})
+                sub.send({"type": "report_progress", "ply": i})   # each one counts
             assert len(sub.queue) <= SEND_QUEUE_LIMIT
         return sub
 
@@ -276,17 +276,42 @@ def test_a_page_that_stops_reading_holds_a_bounded_queue():
     assert asyncio.run(sub.next()) is None     # the sender stops: the socket is closed
 
 
-def test_a_newer_state_replaces_a_waiting_one():
+def test_a_newer_message_replaces_a_waiting_one_of_its_kind_in_its_place():
     async def run():
         sub = Subscriber()
         sub.send({"type": "state", "game": 1})
-        sub.send({"type": "info", "depth": 1})
+        sub.send({"type": "info", "source": "engine", "depth": 1})
+        sub.send({"type": "report_progress", "ply": 1})
+        sub.send({"type": "analysis", "depth": 3, "done": False})
         sub.send({"type": "state", "game": 2})
-        sub.send({"type": "info", "depth": 2})
-        return [await sub.next() for _ in range(3)]
+        sub.send({"type": "info", "source": "engine", "depth": 2})
+        sub.send({"type": "report_progress", "ply": 2})
+        sub.send({"type": "analysis", "depth": 4, "done": False})
+        sub.send({"type": "analysis", "depth": 4, "done": True})
+        return [await sub.next() for _ in range(len(sub.queue))]
 
-    assert asyncio.run(run()) == [{"type": "info", "depth": 1}, {"type": "state", "game": 2},
-                                  {"type": "info", "depth": 2}]
+    assert asyncio.run(run()) == [
+        {"type": "state", "game": 2},          # the first message stays the state
+        {"type": "info", "source": "engine", "depth": 2},
+        {"type": "report_progress", "ply": 1},  # every step of a report counts
+        {"type": "analysis", "depth": 4, "done": False},
+        {"type": "report_progress", "ply": 2},
+        {"type": "analysis", "depth": 4, "done": True}]   # and the end of an analysis
+
+
+def test_a_page_watching_a_fast_engine_game_is_not_taken_for_a_slow_reader():
+    async def run():
+        sub = Subscriber()
+        for move in range(500):     # bursts of news faster than any sender
+            sub.send({"type": "engine", "thinking": True})
+            for depth in range(1, 20):
+                sub.send({"type": "info", "source": "engine", "depth": depth})
+            sub.send({"type": "state", "game": move})
+            sub.send({"type": "engine", "thinking": False})
+        return sub
+
+    sub = asyncio.run(run())
+    assert not sub.overflowed and len(sub.queue) == 3
 
 
 # -- the engine pool: fair between clients ----------------------------------------------------------
@@ -522,3 +547,43 @@ def test_an_imported_games_tree_is_built_off_the_event_loop(alice, monkeypatch):
     assert r.status_code == 200, r.text
     assert any(n.get("text") == "31-27" for n in r.json()["game"]["tree"])
     assert threads and all(name.startswith("damier-web") for name in threads), threads
+
+
+def test_a_game_deleted_as_its_engine_starts_gets_no_more_searches(tmp_path, caplog):
+    from damier.web.session import GameSession
+    from damier.web.storage import GameStore
+
+    async def run():
+        store = GameStore(tmp_path / "d.sqlite3")
+        games = web_app.LiveGames(store, movetime=0.05, engines=1, hash_mb=1, book=False)
+        try:
+            live = games.add(GameSession.create(store, human="none", level=1))
+            games.maybe_start_engine(live)          # the task is made, not yet run
+            games.forget(live.session.id)
+            store.delete(live.session.id)
+            await asyncio.sleep(1.5)
+            return games.pool.stats(), live.thinking
+        finally:
+            games.shutdown()
+            store.close()
+
+    caplog.set_level("INFO", logger="damier.web")
+    stats, thinking = asyncio.run(run())
+    assert not thinking and stats["running"] == 0 and stats["waiting"] == 0
+    dropped = [r for r in caplog.records if "dropped" in r.getMessage()]
+    assert len(dropped) <= 1, len(dropped)   # before: searched and failed over and over
+
+
+def test_query_numbers_are_ascii_digits(alice):
+    for bad in ("１２", "1_0", "٥"):
+        r = alice.get(f"/api/games?limit={bad}")
+        assert r.status_code == 400, bad
+    r = alice.post("/api/games", json={"color": "both", "clock": "٥+٣"})
+    assert r.status_code == 400 and r.json()["field"] == "clock"
+
+
+@pytest.mark.parametrize("range_header", ["bytes=abc", "items=0-1", "bytes=99999999-", "bytes=0-3"])
+def test_range_headers_are_ignored(alice, range_header):
+    for path in ("/", "/puzzles", "/static/app.js"):
+        r = alice.get(path, headers={"range": range_header})
+        assert r.status_code == 200 and len(r.content) > 100, (path, r.status_code)

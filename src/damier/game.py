@@ -89,7 +89,8 @@ MAX_CLOCK_SECONDS = 24 * 3600.0
 """The longest time a clock may start with."""
 MAX_INCREMENT_SECONDS = 600.0
 """The largest increment per move."""
-_CLOCK_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\d+:\d{1,2})\s*(?:\+\s*(\d+(?:\.\d*)?))?\s*$")
+_CLOCK_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\d+:\d{1,2})\s*(?:\+\s*(\d+(?:\.\d*)?))?\s*$",
+                       re.ASCII)   # ASCII digits only: int() would read "٥" as 5
 
 
 def parse_time_control(text: str) -> tuple[float, float]:

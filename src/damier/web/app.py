@@ -171,7 +171,7 @@ async def read_body(request: "Request", limit: int) -> bytes:
     length = request.headers.get("content-length")
     if length is not None:
         try:
-            size = int(length)
+            size = ascii_int(length)
         except ValueError:
             raise ApiError(400, f"bad Content-Length header {length!r}") from None
         if size > limit:
@@ -250,6 +250,25 @@ def check_text(data: Any, where: str = "") -> None:
                 stack.append((item, f"{path}.{key}" if path else key))
         elif isinstance(value, list):
             stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
+
+
+def ascii_int(text: str, max_digits: int = 20) -> int:
+    """A whole number written in ASCII digits (with an optional sign), as a query or a
+    header gives it; ValueError otherwise (``int`` alone also reads ``"١٢"`` and
+    ``"1_000"``, and any number of digits).
+
+    >>> ascii_int("42"), ascii_int("-5")
+    (42, -5)
+    >>> ascii_int("１２")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a whole number in ASCII digits: '１２'
+    """
+    digits = text.strip()
+    body = digits[1:] if digits[:1] in "+-" else digits
+    if not (body.isascii() and body.isdigit()) or len(body) > max_digits:
+        raise ValueError(f"not a whole number in ASCII digits: {text[:30]!r}")
+    return int(digits)
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -354,11 +373,27 @@ def move_spec(data: dict[str, Any]) -> dict[str, Any]:
 # -- live games -------------------------------------------------------------------------------
 
 
+def _coalesce_key(message: dict[str, Any]) -> str | None:
+    """Messages of one key are news of the same thing, of which only the latest matters:
+    the game's state, the engine's line, whether the engine thinks, a live analysis's
+    lines at the depth reached so far (not its end). None: every one counts (a game
+    report's progress, errors, pongs...)."""
+    kind = message.get("type")
+    if kind in ("state", "engine"):
+        return str(kind)
+    if kind == "info":
+        return f"info:{message.get('source')}"
+    if kind == "analysis" and message.get("done") is False:
+        return "analysis"
+    return None
+
+
 class Subscriber:
-    """One WebSocket's outgoing messages: a short queue in which a newer game state
-    replaces the one still waiting (only the latest state matters to a page). A page
-    that stops reading lets the queue fill: at :data:`SEND_QUEUE_LIMIT` messages it is
-    marked ``overflowed`` and its socket is closed (it may reconnect and get the state
+    """One WebSocket's outgoing messages: a short queue in which a newer message of the
+    same kind replaces the one still waiting, in its place (:func:`_coalesce_key`: only
+    the latest game state or engine line matters to a page). A page that stops reading
+    lets the queue fill: at :data:`SEND_QUEUE_LIMIT` messages it is marked
+    ``overflowed`` and its socket is closed (it may reconnect and get the state
     afresh), so a stalled client never holds more than that many messages."""
 
     def __init__(self) -> None:
@@ -370,11 +405,13 @@ class Subscriber:
     def send(self, message: dict[str, Any]) -> None:
         if self.closed or self.overflowed:
             return
-        if message.get("type") == "state":
+        key = _coalesce_key(message)
+        if key is not None:
             for i, waiting in enumerate(self.queue):
-                if waiting.get("type") == "state":
-                    del self.queue[i]
-                    break
+                if _coalesce_key(waiting) == key:
+                    self.queue[i] = message
+                    self.ready.set()
+                    return
         if len(self.queue) >= SEND_QUEUE_LIMIT:
             self.overflowed = True
             self.queue.clear()
@@ -677,13 +714,17 @@ class LiveGames:
             return False
         if not force and not session.engine_to_move():
             return False
+        if self.games.get(session.id) is not live:
+            return False   # a game that left memory (deleted, say) gets no more moves
         live.stop_analysis()
-        live.engine_task = asyncio.get_running_loop().create_task(self._engine_move(live))
+        live.engine_task = asyncio.get_running_loop().create_task(
+            self._engine_move(live, live.generation))
         return True
 
-    async def _engine_move(self, live: LiveGame) -> None:
+    async def _engine_move(self, live: LiveGame, generation: int) -> None:
+        """Searches and plays the engine's move; dropped when the game changed (its
+        ``generation``, read when the search was asked for) or left memory meanwhile."""
         loop = asyncio.get_running_loop()
-        generation = live.generation
         session = live.session
         board = session.board.copy()
         level = session.record.level
@@ -744,6 +785,12 @@ class LiveGames:
         except ApiError as err:  # the game changed under the engine (or its flag fell)
             log.info("engine move dropped in game %s: %s", session.id, err.message)
             live.broadcast({"type": "engine", "thinking": False})
+            if err.extra.get("kind") in ("deleted", "stale", "storage"):
+                # not stored: searching again would fail again; the pages reload
+                live.broadcast({"type": "state", "game": live.state()})
+                if err.extra.get("kind") != "storage":
+                    self.forget(session.id)
+                return
             self.changed(live)
             return
         await self.warm_tree(live)
@@ -1090,8 +1137,8 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
     async def list_games(request: Request) -> Response:
         params = request.query_params
         try:
-            limit = int(params.get("limit", "50"))
-            offset = int(params.get("offset", "0"))
+            limit = ascii_int(params.get("limit", "50"))
+            offset = ascii_int(params.get("offset", "0"))
         except ValueError:
             raise ApiError(400, "limit and offset must be integers") from None
         if not 1 <= limit <= 500 or not 0 <= offset <= MAX_OFFSET:
@@ -1587,7 +1634,7 @@ def create_app(db: str | Path = "damier-games.sqlite3", *,
         if not puzzles:
             raise ApiError(404, "no puzzles are shipped for this variant", kind="no_puzzles")
         try:
-            rating = int(params.get("rating", "1200")[:6])
+            rating = ascii_int(params.get("rating", "1200"), max_digits=6)
         except ValueError:
             raise ApiError(400, "rating must be a whole number", field="rating") from None
         skip = set(params.get("seen", "")[:4000].split(","))

@@ -23,6 +23,8 @@
   links are capabilities and must not leak) and ``Cross-Origin-Opener-Policy``.
 * **No 500 page and no dropped connection**: an error no route expected becomes
   a JSON 500 answer, logged with its traceback, and the connection stays usable.
+* **Whole answers only**: ``Range`` headers are ignored (the files are small), so
+  that no answer is a non-JSON range error.
 
 >>> allowed_host("127.0.0.1:8000", frozenset()), allowed_host("[::1]:80", frozenset())
 (True, True)
@@ -183,6 +185,10 @@ class Guard:
         if kind == "websocket":
             await self.app(scope, receive, send)
             return
+        # Every answer is whole: a Range header (which Starlette's file answers would
+        # meet with plain-text 400/416 errors) is ignored, as HTTP allows.
+        scope["headers"] = [(k, v) for k, v in scope.get("headers", [])
+                            if k.lower() not in (b"range", b"if-range")]
 
         started = finished = False
 
