@@ -33,9 +33,11 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient  # noqa: E402
 
 import damier  # noqa: E402
-from damier.web import app as web_app  # noqa: E402
+from damier.web import live as web_live  # noqa: E402
+from damier.web import sockets as web_sockets  # noqa: E402
 from damier.web import session as web_session  # noqa: E402
-from damier.web.app import SEND_QUEUE_LIMIT, Subscriber, create_app  # noqa: E402
+from damier.web.app import create_app  # noqa: E402
+from damier.web.live import SEND_QUEUE_LIMIT, Subscriber  # noqa: E402
 from damier.web.connections import ConnectionLimits  # noqa: E402
 from damier.web.engines import EnginePool, Job, PoolBusy  # noqa: E402
 from damier.web.server import uvicorn_settings  # noqa: E402
@@ -231,7 +233,7 @@ def test_a_socket_that_fails_to_open_gives_its_slot_back(app, alice, monkeypatch
     def broken(self):
         raise web_session.ApiError(500, "the state cannot be made")
 
-    monkeypatch.setattr(web_app.LiveGame, "state", broken)
+    monkeypatch.setattr(web_live.LiveGame, "state", broken)
     for _ in range(5):
         with alice.websocket_connect(f"/ws/games/{gid}") as ws:
             msg = ws.receive_json()
@@ -245,7 +247,7 @@ def test_a_socket_that_fails_to_open_gives_its_slot_back(app, alice, monkeypatch
 
 
 def test_one_player_holds_a_bounded_number_of_sockets(app, alice, monkeypatch):
-    monkeypatch.setattr(web_app, "MAX_PLAYER_SOCKETS", 2)
+    monkeypatch.setattr(web_sockets, "MAX_PLAYER_SOCKETS", 2)
     gid = new_game(alice, color="both")["id"]
     with contextlib.ExitStack() as stack:
         for _ in range(2):
@@ -386,13 +388,13 @@ def test_a_client_may_have_only_so_many_searches_waiting():
 
 
 def test_new_games_are_limited_per_player(app, alice, monkeypatch):
-    monkeypatch.setattr(web_app, "MAX_AUTOPLAY_GAMES", 2)
+    monkeypatch.setattr(web_live, "MAX_AUTOPLAY_GAMES", 2)
     for _ in range(2):
         new_game(alice, color="none", level=1)
     r = alice.post("/api/games", json={"color": "none", "level": 1})
     assert r.status_code == 429 and r.json()["kind"] == "rate_limited"
     assert "engine against itself" in r.json()["error"]
-    for _ in range(web_app.GAMES_PER_MINUTE - 2):
+    for _ in range(web_live.GAMES_PER_MINUTE - 2):
         new_game(alice, color="both")
     r = alice.post("/api/games", json={"color": "both"})
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
@@ -555,7 +557,7 @@ def test_a_game_deleted_as_its_engine_starts_gets_no_more_searches(tmp_path, cap
 
     async def run():
         store = GameStore(tmp_path / "d.sqlite3")
-        games = web_app.LiveGames(store, movetime=0.05, engines=1, hash_mb=1, book=False)
+        games = web_live.LiveGames(store, movetime=0.05, engines=1, hash_mb=1, book=False)
         try:
             live = games.add(GameSession.create(store, human="none", level=1))
             games.maybe_start_engine(live)          # the task is made, not yet run

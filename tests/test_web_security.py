@@ -32,7 +32,10 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient  # noqa: E402
     from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from damier.web import app as web_app  # noqa: E402
+from damier.web import engines as web_engines  # noqa: E402
+from damier.web import games as web_games  # noqa: E402
+from damier.web import parsing as web_parsing  # noqa: E402
+from damier.web import sockets as web_sockets  # noqa: E402
 from damier.web.app import create_app  # noqa: E402
 from damier.web.security import PLAYER_COOKIE, allowed_host  # noqa: E402
 from damier.web.storage import GameStore  # noqa: E402
@@ -272,7 +275,7 @@ def test_many_analyses_share_a_fixed_engine_pool(tmp_path):
                      allowed_hosts=HOSTS, engines=2, hash_mb=2)
     hub = app.state.live_games
     created = []
-    real = web_app.EnginePool._take
+    real = web_engines.EnginePool._take
 
     def counting(pool):
         engine = real(pool)
@@ -280,7 +283,7 @@ def test_many_analyses_share_a_fixed_engine_pool(tmp_path):
         return engine
 
     with TestClient(app) as c, pytest.MonkeyPatch.context() as mp:
-        mp.setattr(web_app.EnginePool, "_take", counting)
+        mp.setattr(web_engines.EnginePool, "_take", counting)
         games = [new_game(c, color="both")["id"] for _ in range(12)]
         with contextlib.ExitStack() as stack:
             sockets = [stack.enter_context(c.websocket_connect(f"/ws/games/{g}")) for g in games]
@@ -303,7 +306,7 @@ def test_many_analyses_share_a_fixed_engine_pool(tmp_path):
 
 
 def test_websocket_connections_are_capped(tmp_path, monkeypatch):
-    monkeypatch.setattr(web_app, "MAX_WATCHERS", 3)
+    monkeypatch.setattr(web_sockets, "MAX_WATCHERS", 3)
     app = create_app(tmp_path / "cap.sqlite3", movetime=0.05, allowed_hosts=HOSTS)
     with TestClient(app) as c:
         gid = new_game(c, color="both")["id"]
@@ -323,7 +326,7 @@ def test_websocket_connections_are_capped(tmp_path, monkeypatch):
 
 
 def test_import_stops_at_its_time_budget(alice, monkeypatch):
-    monkeypatch.setattr(web_app, "IMPORT_SECONDS", 0.0)
+    monkeypatch.setattr(web_games, "IMPORT_SECONDS", 0.0)
     text = "\n".join(f'[Event "g{i}"]\n1. 32-28 *\n' for i in range(5))
     r = alice.post("/api/import", json={"pdn": text})
     # the budget is spent before the first game is stored: nothing imported, and it says why
@@ -435,7 +438,7 @@ def test_connection_stays_usable_after_bad_requests(tmp_path):
 
 
 def test_a_slow_body_is_cut_off(tmp_path, monkeypatch):
-    monkeypatch.setattr(web_app, "BODY_TIMEOUT", 1.0)
+    monkeypatch.setattr(web_parsing, "BODY_TIMEOUT", 1.0)
     with real_server(tmp_path) as port:
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
         s.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"

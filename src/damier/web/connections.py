@@ -8,7 +8,7 @@ connections are open: a thousand idle sockets from one client shut everyone out.
 * **A time for the request head**: a connection must send a whole request head
   within ``head_timeout`` seconds of opening (or of its previous answer, on a
   kept-alive connection), else it is closed. The app's own limit covers the body
-  (:data:`damier.web.app.BODY_TIMEOUT`), uvicorn's ``timeout_keep_alive`` the
+  (:data:`damier.web.parsing.BODY_TIMEOUT`), uvicorn's ``timeout_keep_alive`` the
   silence between requests.
 * **Idle connections per address**: an IP address may hold ``per_address``
   connections that are not being answered (idle, or still sending their head);
@@ -20,7 +20,7 @@ connections are open: a thousand idle sockets from one client shut everyone out.
   answered the new one gets a 503 answer and is closed.
 
 WebSockets leave these counts once upgraded: the app bounds them itself
-(:data:`damier.web.app.MAX_SOCKETS`, per game and per player).
+(:data:`damier.web.sockets.MAX_SOCKETS`, per game and per player).
 """
 
 from __future__ import annotations
