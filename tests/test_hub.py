@@ -497,6 +497,21 @@ def test_variant_parameter_and_8x8_positions():
     "set-param value=3",                  # no name
     "=5",
     "go think=",
+    # numbers: ASCII digits, finite, at most MAX_SECONDS seconds
+    "level time=1e18",
+    "level time=4294967297",
+    "level time=10 inc=1e300",
+    "level move-time=1e400",
+    "level time=inf",
+    "level time=-1",
+    "level depth=\u0663",                 # an Arabic-Indic 3
+    "level depth=1_0",
+    "level depth=-1",
+    "level nodes=1e3",
+    "level moves=" + "9" * 5000,
+    "set-param name=hash value=\u0668",
+    "set-param name=level value=1_0",
+    "set-param name=threads value=\uff12",  # a fullwidth 2
 ])
 def test_malformed_lines_get_one_error_and_the_engine_keeps_working(session, line):
     session.send(line)
@@ -508,6 +523,40 @@ def test_malformed_lines_get_one_error_and_the_engine_keeps_working(session, lin
     board = damier.Board()
     board.push("31-26")
     _done_move(session.until("done")[-1], board)
+
+
+def test_numbers_with_many_leading_zeros_are_read(session):
+    session.send("set-param name=level value=" + "0" * 5000 + "7",
+                 "level depth=" + "0" * 5000 + "2")
+    assert session.sync() == []
+    assert session.server.level == 7 and session.server._pending.depth == 2
+
+
+def test_error_lines_quote_long_values_short(session):
+    session.send('pos moves="' + "3" * 100_000 + '"', "set-param name=" + "x" * 100_000,
+                 "pos pos=W" + "e" * 100_000)
+    answers = session.sync()
+    assert len(answers) == 3 and all(parse_line(a).command == "error" for a in answers)
+    assert all(len(a) < 400 for a in answers), [a[:400] for a in answers]
+
+
+def test_a_huge_time_is_refused_and_ponder_hit_never_overflows(session, monkeypatch):
+    # level time=1e18 used to be taken, and the ponder-hit's timer then died with an
+    # OverflowError in its thread (a traceback on stderr, and no stop at the budget).
+    crashes: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: crashes.append(args.exc_value))
+    session.send("pos pos=" + START, "level time=1e18 inc=1")
+    (answer,) = session.sync()
+    error = parse_line(answer)
+    assert error.command == "error" and "time= must be a number of seconds" in \
+        error.args["message"] and "at most 4294967296" in error.args["message"]
+    # The largest time taken: the ponder-hit's timer waits (some 4.5 years) without error.
+    session.send("level time=4294967296", "go ponder", "ponder-hit")
+    assert all(parse_line(line).command == "info" for line in session.sync())
+    session.send("stop")
+    board = damier.Board()
+    _done_move(session.until("done")[-1], board)
+    assert crashes == []
 
 
 def test_go_after_a_rejected_position_answers_error_and_bare_done(session):
@@ -683,6 +732,29 @@ def test_hub_engine_missing_move_raises(tmp_path):
         with pytest.raises(HubIllegalMoveError) as info:
             engine.search(damier.Board(), depth=1)
         assert info.value.raw_move == ""
+
+
+def test_hub_engine_waits_for_a_search_of_any_length(tmp_path):
+    # A time limit of 1e18 s made the wait for "done" overflow (queue.get's timeout).
+    command = _fake_engine(tmp_path, """\
+        out("info depth=\u0661\u0662 nodes=1_000 score=0.5 seldepth=7")
+        out("done move=32-28")
+    """)
+    with HubEngine(command, timeout=5) as engine:
+        result = engine.search(damier.Board(), movetime=1e18)
+        assert result.best_move == damier.Move(32, 28)
+        # numbers in other digits, or with underscores, are not read as numbers
+        assert result.info == {"depth": "\u0661\u0662", "nodes": "1_000", "score": 0.5,
+                               "seldepth": 7}
+        with pytest.raises(ValueError, match="timeout must be a finite number of seconds > 0"):
+            engine.search(damier.Board(), depth=1, timeout=float("nan"))
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), 0, -1, True, "5",
+                                     pytest.param(10 ** 5000, id="5001-digits")])
+def test_hub_engine_timeout_must_be_a_finite_number_of_seconds(timeout):
+    with pytest.raises(ValueError, match="timeout must be a finite number of seconds > 0"):
+        HubEngine(DAMIER_HUB, timeout=timeout)
 
 
 def test_hub_engine_timeout_names_the_engine_and_the_wait(tmp_path):

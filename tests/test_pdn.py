@@ -916,7 +916,8 @@ _HUGE = 200_000
     pytest.param("1. 32-28" + "!" * _HUGE, '"32-28!!!!', id="move-mark"),
     pytest.param("1. 32-28 $" + "x" * _HUGE, '"$xxxx', id="nag"),
     pytest.param("1. 32-28-" + "28-" * _HUGE + "28", '"32-28-28', id="move"),
-    pytest.param("1. 33-28 " + "9" * _HUGE + "-1", "is not on the International board",
+    # a move is at most MAX_MOVE_TEXT (200) characters: the longest square it can name
+    pytest.param("1. 33-28 " + "9" * 150 + "-1", "is not on the International board",
                  id="square"),
 ])
 def test_error_messages_quote_a_short_excerpt(text, excerpt):

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from damier._core import CoreBoard, Move
@@ -34,6 +35,9 @@ from damier.rules import Rules
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["Board"]
+
+MAX_PERFT_DEPTH = 64
+"""The deepest :meth:`Board.perft` (no tree that deep can be counted anyway)."""
 
 _CODE_TO_PIECE = {1: Piece(WHITE, False), 2: Piece(WHITE, True),
                   3: Piece(BLACK, False), 4: Piece(BLACK, True)}
@@ -126,14 +130,21 @@ class Board(CoreBoard):
         return format_fen(self.turn, self.piece_map(), self.variant, compact=compact)
 
     def piece_at(self, square: int) -> Piece | None:
-        """The piece on ``square``, or None."""
-        try:
-            code = self._piece_code(square)
-        except ValueError:
+        """The piece on ``square``, or None. A square off the board raises
+        :class:`ValueError`, one that is not an int :class:`TypeError`.
+
+        >>> Board().piece_at(51)
+        Traceback (most recent call last):
+        ...
+        ValueError: square 51 is not on the International board (1-50)
+        """
+        if isinstance(square, bool) or not isinstance(square, numbers.Integral):
+            raise TypeError(f"a square is an int, not {type(square).__name__}")
+        if not 1 <= square <= self.variant.squares:
             raise ValueError(
-                f"square {square} is not on the {self.variant.title} board "
-                f"(1-{self.variant.squares})") from None
-        return _CODE_TO_PIECE.get(code)
+                f"square {_number_text(square)} is not on the {self.variant.title} board "
+                f"(1-{self.variant.squares})")
+        return _CODE_TO_PIECE.get(self._piece_code(int(square)))
 
     def piece_map(self) -> dict[int, Piece]:
         """All pieces by square."""
@@ -325,12 +336,15 @@ class Board(CoreBoard):
 
         >>> Board().perft(3)
         658
+
+        ``depth`` is a whole number from 0 to :data:`MAX_PERFT_DEPTH`
+        (:class:`ValueError` otherwise).
         """
-        return self._perft(depth)
+        return self._perft(_check_depth(depth))
 
     def perft_divide(self, depth: int) -> list[tuple[Move, int]]:
         """``(move, leaves)`` for every legal move: the perft count below it."""
-        return self._perft_divide(depth)
+        return self._perft_divide(_check_depth(depth))
 
     # -- dunder -----------------------------------------------------------------
 
@@ -365,4 +379,24 @@ class Board(CoreBoard):
                 and self._bitboards() == other._bitboards())
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _check_depth(depth: Any) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) \
+            or not 0 <= int(depth) <= MAX_PERFT_DEPTH:
+        shown = (_number_text(depth) if isinstance(depth, numbers.Integral)
+                 else repr(depth)[:40])
+        raise ValueError(f"depth must be a whole number from 0 to {MAX_PERFT_DEPTH}, "
+                         f"got {shown}")
+    return int(depth)
+
+
+def _number_text(value: Any) -> str:
+    """An int for a message: written out unless it is huge (``str()`` of an int of
+    more than 4300 digits raises)."""
+    number = int(value)
+    if abs(number) < 10 ** 12:
+        return str(number)
+    digits = int(abs(number).bit_length() * 0.30103) + 1
+    return f"{'-' if number < 0 else ''}<a number of about {digits} digits>"
 

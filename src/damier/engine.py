@@ -67,7 +67,7 @@ __all__ = ["Engine", "AsyncEngine", "AsyncAnalysis", "Clock", "Limit", "PlayResu
            "AnalysisComplete", "Score", "Cm", "Win", "Loss", "PovScore",
            "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
            "format_score", "check_limits", "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO",
-           "MATE_SCORE", "MATE_THRESHOLD"]
+           "MATE_SCORE", "MATE_THRESHOLD", "MAX_THREADS", "MAX_HASH_MB"]
 
 INFINITE_DEPTH = 80
 """The deepest search (plies): ``depth`` goes from 1 to this, and a search with no
@@ -77,11 +77,20 @@ MAX_NODES = 2 ** 63 - 1
 MAX_MOVES_TO_GO = 10 ** 6
 """The largest ``moves_to_go`` of a :class:`Clock`."""
 MAX_THREADS = 64
+"""The most search threads (:class:`Engine`'s ``threads``)."""
+MAX_HASH_MB = 65536
+"""The largest transposition table, in MiB (:class:`Engine`'s ``hash_mb``): 64 GiB.
+A table is also refused when it is larger than the machine's memory, where that is
+known: it is allocated and cleared at once, so it would not fit."""
 
 
 def _number_text(value: Any) -> str:
     """``value`` for an error message: numbers as Python prints them, other things
     as their repr, shortened."""
+    if isinstance(value, int) and not -10 ** 60 < value < 10 ** 60:
+        # (no repr(): it raises for an int of more than 4300 digits)
+        digits = int(abs(value).bit_length() * 0.30103) + 1
+        return f"{'-' if value < 0 else ''}<a number of about {digits} digits>"
     text = repr(value) if not isinstance(value, float) else str(value)
     return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
@@ -104,6 +113,64 @@ def _check_seconds(name: str, value: Any, *, zero_ok: bool) -> float:
         raise ValueError(f"{name} must be a finite number of seconds {bound}, "
                          f"got {_number_text(value)}")
     return seconds
+
+
+def _physical_memory_mb() -> int | None:
+    """The machine's memory in MiB, or None when the system does not say."""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES")
+        page_size = os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    if pages <= 0 or page_size <= 0:
+        return None
+    return int(pages * page_size // (1024 * 1024))
+
+
+def _check_hash_mb(hash_mb: Any) -> int:
+    """``hash_mb`` as an int from 1 to :data:`MAX_HASH_MB` that is not more than the
+    machine's memory; else a ValueError naming it."""
+    if isinstance(hash_mb, bool) or not isinstance(hash_mb, numbers.Integral) \
+            or not 1 <= int(hash_mb) <= MAX_HASH_MB:
+        raise ValueError(f"hash_mb must be a whole number of MiB from 1 to {MAX_HASH_MB}, "
+                         f"got {_number_text(hash_mb)}")
+    size = int(hash_mb)
+    memory = _physical_memory_mb()
+    if memory is not None and size > memory:
+        raise ValueError(f"hash_mb must not be more than this machine's memory ({memory} MiB), "
+                         f"got {size}")
+    return size
+
+
+def _check_margin(margin: Any) -> int:
+    if isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
+        raise ValueError(f"book_margin must be a whole number of centi-men >= 0, "
+                         f"got {_number_text(margin)}")
+    return margin
+
+
+def _new_table_error(hash_mb: int) -> MemoryError:
+    return MemoryError(f"hash_mb={hash_mb}: not enough memory for a transposition table of "
+                       f"{hash_mb} MiB; choose a smaller hash_mb")
+
+
+def _wait_seconds(timeout: Any) -> float | None:
+    """A ``timeout`` of the waits of :class:`AnalysisResult` as the threading module
+    takes it: None (no limit) stays None, and so does a time longer than the
+    threading module can wait (``threading.TIMEOUT_MAX``, some 292 years); a
+    negative one waits not at all; nan, bools and non-numbers raise ValueError."""
+    if timeout is None:
+        return None
+    try:
+        seconds = float(timeout) if _is_real(timeout) else math.nan
+    except OverflowError:   # an int too large for a float
+        seconds = math.inf if timeout > 0 else -math.inf
+    if math.isnan(seconds):
+        raise ValueError(f"timeout must be None or a number of seconds, "
+                         f"got {_number_text(timeout)}")
+    if seconds > threading.TIMEOUT_MAX:
+        return None
+    return max(0.0, seconds)
 
 
 def _check_count(name: str, value: Any, low: int, high: int, what: str = "") -> int:
@@ -417,7 +484,7 @@ class AnalysisResult:
 
         Raises :class:`TimeoutError` if the search is still running after
         ``timeout`` seconds, or the error that ended the search."""
-        if not self._finished.wait(timeout):
+        if not self._finished.wait(_wait_seconds(timeout)):
             raise TimeoutError(f"the search did not end within {timeout} s")
         if self._error is not None:
             raise self._error
@@ -431,7 +498,7 @@ class AnalysisResult:
         if self._ended:
             raise AnalysisComplete()
         try:
-            item = self._queue.get(timeout=timeout)
+            item = self._queue.get(timeout=_wait_seconds(timeout))
         except queue.Empty:
             raise TimeoutError(f"no info within {timeout} s") from None
         if item is None:
@@ -609,11 +676,12 @@ SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth
 class Engine:
     """damier's engine.
 
-    :param threads: search threads. With more than one, the search is a lazy
-        SMP search: helper threads search the same position and share what
-        they find through the transposition table. Multi-PV analysis and the
-        weakened levels search with one thread.
-    :param hash_mb: transposition table size in MiB.
+    :param threads: search threads, 1 to :data:`MAX_THREADS`. With more than one,
+        the search is a lazy SMP search: helper threads search the same position
+        and share what they find through the transposition table. Multi-PV
+        analysis and the weakened levels search with one thread.
+    :param hash_mb: transposition table size in MiB, 1 to :data:`MAX_HASH_MB` and
+        not more than the machine's memory.
     :param level: 1 (a beginner can win) to 10 (full strength).
     :param seed: seed of the randomness used below level 10.
     :param weights: evaluation weights for this engine only (a weights file,
@@ -638,6 +706,16 @@ class Engine:
         tables up to that size are held in memory; International: 94 MB for 2-4
         pieces, 3.8 GB for 5, read in the background: see
         :func:`damier.egdb.shared_tables`).
+
+    The settings are checked before anything is allocated: one of the wrong type
+    (a bool, a float or a str where a whole number is wanted) or out of its range
+    raises :class:`ValueError` naming it and its range. A table that the system
+    cannot allocate raises :class:`MemoryError` naming ``hash_mb``.
+
+    >>> Engine(level=5.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be a whole number from 1 to 10, got 5.5
     """
 
     def __init__(self, *, threads: int = 1, hash_mb: int = 64, level: int = 10,
@@ -647,15 +725,19 @@ class Engine:
                  selectivity: Mapping[str, Any] | None = None,
                  egdb: EgdbSetting = None,
                  egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
-        if not 1 <= threads <= MAX_THREADS:
-            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
-        if not 1 <= level <= 10:
-            raise ValueError(f"level must be between 1 and 10, got {level}")
+        threads = _check_count("threads", threads, 1, MAX_THREADS)
+        hash_mb = _check_hash_mb(hash_mb)
+        level = _check_count("level", level, 1, 10)
+        _check_margin(book_margin)
+        _check_count("egdb_pieces", egdb_pieces, 2, MAX_PIECES)
         self.threads = threads
         self.hash_mb = hash_mb
         self.level = level
-        self._core = SearchCore(hash_mb)
-        self._core.set_threads(threads)
+        try:
+            self._core = SearchCore(hash_mb)
+        except MemoryError:
+            raise _new_table_error(hash_mb) from None
+        self._set_core_threads(threads)
         self._lock = threading.Lock()       # one search at a time
         self._state = threading.Lock()      # guards the tickets and the running one
         self._tickets: set[_Ticket] = set()  # the searches asked for and not ended
@@ -687,10 +769,7 @@ class Engine:
         False
         """
         if margin is not None:
-            if isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
-                raise ValueError(f"book_margin must be a whole number of centi-men >= 0, "
-                                 f"got {margin!r}")
-            self.book_margin = margin
+            self.book_margin = _check_margin(margin)
         if book is None or book is False:
             self.book: bool | Book = False
         elif book is True or isinstance(book, Book):
@@ -837,25 +916,40 @@ class Engine:
         return self._core.selectivity
 
     def set_threads(self, threads: int) -> None:
-        """Changes the number of search threads."""
-        if not 1 <= threads <= MAX_THREADS:
-            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
+        """Changes the number of search threads (1 to :data:`MAX_THREADS`)."""
+        threads = _check_count("threads", threads, 1, MAX_THREADS)
         with self._lock:
-            self._core.set_threads(threads)
+            self._set_core_threads(threads)
             self.threads = threads
+
+    def _set_core_threads(self, threads: int) -> None:
+        try:
+            self._core.set_threads(threads)
+        except MemoryError:
+            self._core.set_threads(1)   # frees the helpers that were made
+            self.threads = 1
+            raise MemoryError(f"threads={threads}: not enough memory for the search "
+                              "threads; the engine searches with one thread") from None
 
     # -- control -----------------------------------------------------------------
 
     def set_hash(self, hash_mb: int) -> None:
-        """Resizes the transposition table (clears it)."""
+        """Resizes the transposition table (clears it); ``hash_mb`` as for the
+        constructor. When the system cannot allocate the new table, the engine keeps
+        a table of the old size (cleared) and :class:`MemoryError` names ``hash_mb``."""
+        hash_mb = _check_hash_mb(hash_mb)
         with self._lock:
-            self._core.set_hash(hash_mb)
+            try:
+                self._core.set_hash(hash_mb)
+            except MemoryError:
+                # The core freed the old table first: make one of the old size again.
+                self._core.set_hash(self.hash_mb)
+                raise _new_table_error(hash_mb) from None
             self.hash_mb = hash_mb
 
     def set_level(self, level: int) -> None:
-        if not 1 <= level <= 10:
-            raise ValueError(f"level must be between 1 and 10, got {level}")
-        self.level = level
+        """Changes the level (1 to 10, see the ``level`` parameter)."""
+        self.level = _check_count("level", level, 1, 10)
 
     def new_game(self) -> None:
         """Forgets what was learnt in the previous game."""

@@ -47,11 +47,15 @@ class InvalidFenError(ValueError):
 
 
 class PdnError(ValueError):
-    """A PDN file that cannot be read: the message names the game, line and token."""
+    """A PDN file that cannot be read: the message names the game, line and token.
+
+    ``column`` (from 1) is the place of the bad character when one character is
+    the problem (a lone surrogate), else None."""
 
     def __init__(self, message: str, *, game: int | None = None, line: int | None = None,
-                 token: str | None = None) -> None:
+                 token: str | None = None, column: int | None = None) -> None:
         super().__init__(message)
         self.game = game
         self.line = line
         self.token = token
+        self.column = column

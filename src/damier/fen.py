@@ -29,7 +29,10 @@ Everything else raises :class:`damier.errors.InvalidFenError` with a message
 that names the problem and the offending token: a bad side to move, an unknown
 section, a malformed entry, a descending range, a square outside the board, a
 square used twice, or a man standing on its own crowning row (an impossible
-position). The quoted form found in PDN files (``[FEN "W:W31-50:B1-20"]``) is
+position). Squares are written with ASCII digits (not ``٣١`` or ``3¹``). A lone
+UTF-16 surrogate (such as ``"\\ud800"``, which no UTF-8 text can hold) is
+refused first, by its position. Messages quote a long FEN by its first
+characters only. The quoted form found in PDN files (``[FEN "W:W31-50:B1-20"]``) is
 unwrapped by :mod:`damier.pdn`, not here.
 
 :func:`format_fen` writes one square per entry in increasing order, White's
@@ -49,9 +52,18 @@ from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["parse_fen", "format_fen"]
 
-_ENTRY_RE = re.compile(r"(K?)(\d+)(?:-(K?)(\d+))?\Z", re.IGNORECASE)
-_SUFFIX_RE = re.compile(r"([HF])(\d+)\Z", re.IGNORECASE)
+_ENTRY_RE = re.compile(r"(K?)([0-9]+)(?:-(K?)([0-9]+))?\Z", re.IGNORECASE)
+_SUFFIX_RE = re.compile(r"([HF])([0-9]+)\Z", re.IGNORECASE)
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_SHOWN_LIMIT = 100
 _SECTION_NAMES = {WHITE: "W", BLACK: "B"}
+
+
+def _shown(fen: str) -> str:
+    """``fen`` as messages quote it: its start only when it is long."""
+    if len(fen) <= _SHOWN_LIMIT:
+        return fen
+    return f"{fen[:60]}... ({len(fen)} characters)"
 
 
 def _describe(piece: Piece) -> str:
@@ -75,14 +87,21 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
     v = get_variant(variant)
     if not isinstance(text, str):
         raise TypeError(f"FEN must be a str, not {type(text).__name__}")
+    bad = _SURROGATE_RE.search(text)
+    if bad is not None:
+        raise InvalidFenError(f"lone surrogate {bad.group()!r} at position {bad.start() + 1} of "
+                              f"FEN {_shown(text)!a}: not a Unicode character (no UTF-8 "
+                              "text holds one); give the FEN as valid Unicode text")
     fen = text.strip()
     if fen.endswith("."):
         fen = fen[:-1].rstrip()
     if not fen:
-        raise InvalidFenError(f"empty FEN {text!r}")
+        raise InvalidFenError(f"empty FEN {_shown(text)!r}")
+
+    shown = _shown(fen)
 
     def fail(problem: str) -> InvalidFenError:
-        return InvalidFenError(f'{problem} (FEN "{fen}")')
+        return InvalidFenError(f'{problem} (FEN "{shown}")')
 
     if '"' in fen or "'" in fen:
         raise fail("unexpected quote character: give the FEN without the quotes "
@@ -90,7 +109,7 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
     fields = [field.strip() for field in fen.split(":")]
     side = fields[0]
     if side.upper() not in ("W", "B"):
-        raise fail(f'bad side to move "{side}": expected W or B')
+        raise fail(f'bad side to move "{_shown(side)}": expected W or B')
     if len(fields) == 1:
         raise fail("no piece sections: expected e.g. W:W31-50:B1-20")
 
@@ -105,14 +124,14 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
         if suffix is not None:
             key = suffix.group(1).upper()
             if key in seen_sections:
-                raise fail(f'repeated "{key}" field "{field}"')
+                raise fail(f'repeated "{key}" field "{_shown(field)}"')
             seen_sections.add(key)
             continue
         if head not in ("W", "B"):
-            raise fail(f'unknown section "{field}": expected a W or B section '
+            raise fail(f'unknown section "{_shown(field)}": expected a W or B section '
                        "(or Lidraughts' H/F counters)")
         if head in seen_sections:
-            raise fail(f'the {head} section appears twice (second one: "{field}")')
+            raise fail(f'the {head} section appears twice (second one: "{_shown(field)}")')
         seen_sections.add(head)
         color = head == "W"
         body = field[1:].strip()
@@ -120,9 +139,9 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
             continue
         for raw in body.split(","):
             entry = raw.strip()
-            where = f'"{entry}" in the {head} section of FEN "{fen}"'
+            where = f'"{_shown(entry)}" in the {head} section of FEN "{shown}"'
             if not entry:
-                raise fail(f'empty entry in the {head} section "{field}" (stray comma)')
+                raise fail(f'empty entry in the {head} section "{_shown(field)}" (stray comma)')
             m = _ENTRY_RE.match(entry)
             if m is None:
                 raise InvalidFenError(
@@ -134,12 +153,13 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
                 if number is not None and len(number.lstrip("0")) > 4:
                     # no board has that many squares; int() of thousands of digits is slow,
                     # or refused
-                    shown = (number if len(number) <= 12
-                             else f"{number[:12]}... ({len(number)} digits)")
-                    raise InvalidFenError(f"square {shown} is out of range 1-{v.squares} for "
+                    digits = (number if len(number) <= 12
+                              else f"{number[:12]}... ({len(number)} digits)")
+                    raise InvalidFenError(f"square {digits} is out of range 1-{v.squares} for "
                                           f"{v.title} (entry {where})")
-            start = int(first)
-            stop = int(last) if last is not None else start
+            # without the leading zeros: int() refuses more than 4300 digits
+            start = int(first.lstrip("0") or "0")
+            stop = int(last.lstrip("0") or "0") if last is not None else start
             for sq in (start, stop):
                 if not 1 <= sq <= v.squares:
                     raise InvalidFenError(
@@ -151,8 +171,8 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
                 if sq in uses:
                     other, other_entry, other_section = uses[sq]
                     raise fail(f"square {sq} is used twice: {_describe(other)} "
-                               f'("{other_entry}" in the {other_section} section) and '
-                               f'{_describe(piece)} ("{entry}" in the {head} section)')
+                               f'("{_shown(other_entry)}" in the {other_section} section) and '
+                               f'{_describe(piece)} ("{_shown(entry)}" in the {head} section)')
                 uses[sq] = (piece, entry, head)
 
     for sq, (piece, entry, section) in uses.items():
@@ -161,8 +181,8 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
         row = v.row_col(sq)[0]
         if row == v.promotion_row(piece.color):
             first_sq = row * v.per_row + 1
-            raise fail(f"{_describe(piece)} on square {sq} (\"{entry}\" in the {section} section) "
-                       f"stands on {'White' if piece.color else 'Black'}'s crowning row "
+            raise fail(f"{_describe(piece)} on square {sq} (\"{_shown(entry)}\" in the {section} "
+                       f"section) stands on {'White' if piece.color else 'Black'}'s crowning row "
                        f"(squares {first_sq}-{first_sq + v.per_row - 1}): impossible position")
     return side.upper() == "W", {sq: uses[sq][0] for sq in sorted(uses)}
 
@@ -190,7 +210,8 @@ def format_fen(white_to_move: bool, pieces: Mapping[int, Piece], variant: Varian
         if isinstance(sq, bool) or not isinstance(sq, int):
             raise InvalidFenError(f"square {sq!r} is not an integer")
         if not 1 <= sq <= v.squares:
-            raise InvalidFenError(f"square {sq} is out of range 1-{v.squares} for {v.title}")
+            shown = str(sq) if -10 ** 12 < sq < 10 ** 12 else "<a number that large>"
+            raise InvalidFenError(f"square {shown} is out of range 1-{v.squares} for {v.title}")
         color, king = piece[0], piece[1]
         by_color[bool(color)].append((sq, bool(king)))
 

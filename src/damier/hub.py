@@ -54,7 +54,7 @@ from typing import Any, overload
 
 from damier._core import Move
 from damier.board import Board
-from damier.engine import AnalysisResult, InfoDict, Limit, PlayResult, check_limits
+from damier.engine import AnalysisResult, InfoDict, Limit, PlayResult, _number_text, check_limits
 from damier.errors import InvalidFenError, MoveError
 from damier.moves import match_move, parse_move
 from damier.piece import BLACK, WHITE, Piece
@@ -123,6 +123,15 @@ _ID = r'[^\s="\x00-\x1f\x7f]+'
 _COMMAND_RE = re.compile(rf"\s*({_ID})")
 _PAIR_RE = re.compile(rf'\s*({_ID})(?:\s*=\s*(?:"([^"]*)"|({_ID})))?')
 _ID_FULL_RE = re.compile(rf"{_ID}\Z")
+_BLANKS_RE = re.compile(r"\s*")
+_EQUALS_RE = re.compile(r"\s*=")
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` (a line or a value) quoted in a message: its start only when it is long."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit - 20]!r}... ({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -158,29 +167,32 @@ def parse_line(line: str) -> HubMessage:
     if match is None:
         if not text.strip():
             raise HubSyntaxError("empty line")
-        raise HubSyntaxError(f"the line does not start with a command: {text!r}")
+        raise HubSyntaxError(f"the line does not start with a command: {_shown(text)}")
     command = match.group(1)
     args: dict[str, str] = {}
     pos = match.end()
-    while pos < len(text):
-        if not text[pos:].strip():
+    # Each step reads from ``pos`` on and never looks at the rest of the line again:
+    # a line of many arguments is read in time linear in its length.
+    while True:
+        pos = _BLANKS_RE.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= len(text):
             break
         match = _PAIR_RE.match(text, pos)
         if match is None or match.end() == pos:
-            rest = text[pos:].lstrip()
-            if rest.startswith("="):
-                raise HubSyntaxError(f"'=' without a name in {text!r}")
-            raise HubSyntaxError(f"unexpected {rest[:1]!r} in {text!r}")
+            if text[pos] == "=":
+                raise HubSyntaxError(f"'=' without a name in {_shown(text)}")
+            raise HubSyntaxError(f"unexpected {text[pos]!r} in {_shown(text)}")
         name, quoted, plain = match.groups()
         end = match.end()
         if quoted is None and plain is None:
             # No value: either a flag, or '=' followed by something that is not a value.
-            after = text[end:].lstrip()
-            if after.startswith("="):
-                value_part = after[1:].lstrip()
-                if value_part.startswith('"'):
-                    raise HubSyntaxError(f"missing closing quote in {text!r}")
-                raise HubSyntaxError(f"missing value after '{name}=' in {text!r}")
+            equals = _EQUALS_RE.match(text, end)
+            if equals is not None:
+                value_start = _BLANKS_RE.match(text, equals.end()).end()  # type: ignore[union-attr]
+                if text.startswith('"', value_start):
+                    raise HubSyntaxError(f"missing closing quote in {_shown(text)}")
+                raise HubSyntaxError(f"missing value after '{_shown(name, 40)[1:-1]}=' in "
+                                     f"{_shown(text)}")
             args[name] = ""
         else:
             args[name] = quoted if quoted is not None else plain
@@ -261,10 +273,11 @@ def hub_to_board(text: str, variant: str | Variant = DEFAULT_VARIANT, *,
     if len(text) != v.squares + 1:
         raise InvalidFenError(
             f"a Hub position for {v.title} draughts has {v.squares + 1} characters (side to "
-            f"move, then one per square), not {len(text)}: {text!r}")
+            f"move, then one per square), not {len(text)}: {_shown(text)}")
     side = text[0]
     if side not in ("W", "B"):
-        raise InvalidFenError(f"the side to move must be 'W' or 'B', not {side!r} in {text!r}")
+        raise InvalidFenError(
+            f"the side to move must be 'W' or 'B', not {side!r} in {_shown(text)}")
     pieces: dict[int, Piece] = {}
     for square, char in enumerate(text[1:], start=1):
         if char == "e":
@@ -272,14 +285,14 @@ def hub_to_board(text: str, variant: str | Variant = DEFAULT_VARIANT, *,
         piece = _PIECE_CHARS.get(char)
         if piece is None:
             raise InvalidFenError(
-                f"unknown character {char!r} for square {square} in {text!r} (expected w, b, W, "
-                f"B or e)")
+                f"unknown character {char!r} for square {square} in {_shown(text)} (expected w, "
+                f"b, W, B or e)")
         pieces[square] = piece
     board = Board(variant=v, rules=rules)
     try:
         board.set_piece_map(pieces, WHITE if side == "W" else BLACK)
     except InvalidFenError as exc:
-        raise InvalidFenError(f"invalid Hub position {text!r}: {exc}") from None
+        raise InvalidFenError(f"invalid Hub position {_shown(text)}: {exc}") from None
     return board
 
 
@@ -322,17 +335,21 @@ _INT_FIELDS = frozenset({"depth", "seldepth", "nodes", "multipv", "tbhits"})
 _FLOAT_FIELDS = frozenset({"score", "time", "nps", "mean-depth"})
 
 
+_INT_RE = re.compile(r"[+-]?[0-9]{1,30}\Z")
+_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+
+
 def _info_dict(args: Mapping[str, str]) -> dict[str, Any]:
+    """An ``info`` line's arguments, the numbers converted (written in ASCII digits:
+    ``int()`` and ``float()`` would also take ``١٢``, ``1_000`` or ``nan``); a number
+    that cannot be read stays text."""
     result: dict[str, Any] = {}
     for name, value in args.items():
         converted: Any = value
-        try:
-            if name in _INT_FIELDS:
-                converted = int(value)
-            elif name in _FLOAT_FIELDS:
-                converted = float(value)
-        except ValueError:
-            converted = value
+        if name in _INT_FIELDS and _INT_RE.match(value):
+            converted = int(value)
+        elif name in _FLOAT_FIELDS and _FLOAT_RE.match(value):
+            converted = float(value)
         result[name] = converted
     return result
 
@@ -374,9 +391,12 @@ def score_from_hub(text: str) -> Score:
     >>> score_from_hub("0.35"), score_from_hub("-1.2"), score_from_hub("99.93"), score_from_hub("-99.96")
     (Cm(+35), Cm(-120), Win(7), Loss(4))
     """
+    if not isinstance(text, str) or not _FLOAT_RE.match(text.strip()):
+        raise ValueError(f"not a score: {_shown(str(text), 40)} (a number of men, in ASCII "
+                         "digits)")
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"not a finite score: {text!r}")
+        raise ValueError(f"not a finite score: {_shown(text, 40)}")
     if abs(value) > 90.0:
         plies = max(0, round((100.0 - abs(value)) * 100))
         return Win(plies) if value > 0 else Loss(plies)
@@ -478,6 +498,22 @@ def _level(board: Board, *, depth: Any, nodes: Any, movetime: Any,
 
 
 _EOF = object()
+_LONGEST_WAIT = 3600.0 * 24
+"""The longest single wait for a line (a day); a later deadline is waited for in steps."""
+
+
+def _check_timeout(timeout: Any) -> float:
+    """``timeout`` as a float: a finite number of seconds > 0."""
+    seconds = math.nan
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
+        try:
+            seconds = float(timeout)
+        except OverflowError:
+            seconds = math.inf
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, "
+                         f"got {_number_text(timeout)}")
+    return seconds
 
 
 class HubEngine:
@@ -485,7 +521,8 @@ class HubEngine:
 
     :param command: the command line, as a list or a string (split like a shell).
     :param timeout: seconds to wait for each answer (the handshake, ``ready``,
-        ``pong``); a search may take its time limit plus this.
+        ``pong``); a search may take its time limit plus this. A finite number
+        > 0 (:class:`ValueError` otherwise, as for the ``timeout`` of the searches).
     :param cwd, env: the process's working directory and environment.
     :param name: the engine's name in messages (default: the ``id name=``).
     :param options: engine parameters to set before ``init`` (``{"hash": 16}``).
@@ -507,7 +544,7 @@ class HubEngine:
                  cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None,
                  name: str | None = None, options: Mapping[str, Any] | None = None) -> None:
         self._proc: subprocess.Popen[str] | None = None
-        self.timeout = float(timeout)
+        self.timeout = _check_timeout(timeout)
         self.command = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
         if not self.command:
             raise ValueError("empty engine command")
@@ -635,10 +672,12 @@ class HubEngine:
                 elif callable(deadline):
                     item = self._lines.get(timeout=min(remaining, 0.25))
                 else:
-                    item = self._lines.get(timeout=remaining)
+                    # A deadline far away (a time limit of years) is waited for in
+                    # steps that the threading module can wait.
+                    item = self._lines.get(timeout=min(remaining, _LONGEST_WAIT))
                 break
             except queue.Empty:
-                if remaining <= 0 or not callable(deadline):
+                if remaining <= 0 or (not callable(deadline) and remaining <= _LONGEST_WAIT):
                     raise HubTimeoutError(
                         f"Hub engine {self.name} did not answer in time while {what}"
                         f"{self._tail()}", transcript=list(self._transcript)) from None
@@ -778,7 +817,7 @@ class HubEngine:
             raise ValueError("give a limit: movetime, depth, nodes or clock")
         level, budget = _level(board, depth=depth, nodes=nodes, movetime=movetime, clock=clock)
         self._end_analysis()
-        grace = self.timeout if timeout is None else float(timeout)
+        grace = self.timeout if timeout is None else _check_timeout(timeout)
         deadline = time.monotonic() + budget + grace
         return self._go(board, level, mode, lambda: deadline, info)
 
@@ -875,7 +914,7 @@ class HubEngine:
             level.append(("infinite", ...))
         self._end_analysis()
         board = board.copy()
-        grace = self.timeout if timeout is None else float(timeout)
+        grace = self.timeout if timeout is None else _check_timeout(timeout)
         lock = threading.Lock()
         state: dict[str, float | None] = {"go": None, "stop": None}
 

@@ -14,12 +14,13 @@
   moves played from it, replayed on a :class:`damier.Board` so that the
   search sees the repetitions.
 * ``level`` with ``depth=`` (1-80 plies), ``nodes=`` (1 to 2^63-1),
-  ``move-time=`` (seconds > 0), ``time=`` [``moves=``] [``inc=``] (seconds >= 0,
-  finite) or ``infinite``. Several ``level`` lines after a ``pos`` add up; a
-  ``go`` with no ``level`` since the last ``pos`` reuses the previous limits.
-  A ``level`` line with a value out of range (``nodes=1e30``, ``time=nan``,
-  ``depth=1000``, a number too large) is answered with an ``error`` line and
-  changes nothing.
+  ``move-time=`` (seconds > 0), ``time=`` [``moves=``] [``inc=``] (seconds >= 0)
+  or ``infinite``; seconds are at most :data:`MAX_SECONDS` (2^32, some 136
+  years). Several ``level`` lines after a ``pos`` add up; a ``go`` with no
+  ``level`` since the last ``pos`` reuses the previous limits. A ``level`` line
+  with a value out of range (``nodes=1e30``, ``time=nan``, ``time=1e18``,
+  ``depth=1000``, ``depth=-1``, a number too large) is answered with an
+  ``error`` line and changes nothing.
 * Default limit: with no limit ever given (no ``depth``, ``nodes``,
   ``move-time``, ``time`` or ``infinite``), ``go think`` thinks a fixed
   :data:`DEFAULT_MOVETIME` (1) second per move, and so does ``go ponder``
@@ -43,7 +44,10 @@
 
 Unknown commands are ignored. A malformed line (bad syntax, bad position,
 illegal move in ``moves=``, bad number, unknown parameter) is answered with one
-``error message="..."`` line and changes nothing (a bad ``pos`` leaves no
+``error message="..."`` line and changes nothing. Numbers are written in ASCII
+digits (``depth=٣`` or ``depth=1_0`` is a bad number; a time may have a
+fraction and an exponent: ``time=1.5e3``); messages quote at most the start of
+a long value (a bad ``pos`` leaves no
 position: a ``go`` then answers an error and a bare ``done``). Every line is
 flushed.
 
@@ -60,6 +64,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -79,7 +84,7 @@ from damier.moves import parse_move
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant, variant_for_hub_name
 
 __all__ = ["run_hub", "HubServer", "hub_score", "add_hub_parser", "hub_command", "ENGINE_NAME",
-           "HASH_RANGE", "DEFAULT_MOVETIME"]
+           "HASH_RANGE", "DEFAULT_MOVETIME", "MAX_SECONDS"]
 
 ENGINE_NAME = "damier"
 ENGINE_AUTHOR = "damier developers"
@@ -88,6 +93,11 @@ THREADS_RANGE = (1, 64)
 DEFAULT_HASH_MB = 64
 DEFAULT_MOVETIME = 1.0
 """Seconds a ``go think`` (or a ``ponder-hit``) thinks when no limit was ever given."""
+MAX_SECONDS = float(2 ** 32)
+"""The largest ``time=``, ``inc=`` and ``move-time=`` (seconds, some 136 years): more
+than any clock, and more than the 2^31-1 that some programs send to mean "no limit";
+less than Python's timers can wait (``threading.TIMEOUT_MAX``, some 292 years), which
+a larger value would overflow when the clock starts (``ponder-hit``)."""
 # Hub variant names are the registry's Variant.hub_name (Scan calls International "normal").
 _VARIANT_VALUES = " ".join(v.hub_name for v in VARIANTS.values())
 
@@ -106,8 +116,17 @@ def hub_score(score: int) -> str:
     return f"{score / 100.0:.2f}"
 
 
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_MESSAGE_LIMIT = 2000
+
+
 def _sanitize(message: str) -> str:
+    """``message`` as one ``error`` line may hold it: one line, no double quote, no
+    lone surrogate (written as its escape), at most about 2000 characters."""
     text = " ".join(str(message).split())
+    if len(text) > _MESSAGE_LIMIT:
+        text = text[:_MESSAGE_LIMIT] + f"... ({len(text)} characters)"
+    text = _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text.replace('"', "'") or "error"
 
 
@@ -338,8 +357,8 @@ class HubServer:
             if self.engine is not None:
                 self._apply_egdb(self.engine)
         else:
-            self.error(f"set-param: unknown parameter {name!r} (parameters: variant, hash, "
-                       f"level, threads, book, bb-size)")
+            self.error(f"set-param: unknown parameter {_shown(name)} (parameters: variant, "
+                       f"hash, level, threads, book, bb-size)")
 
     def _cmd_init(self, message: HubMessage) -> None:
         self._engine()
@@ -360,7 +379,7 @@ class HubServer:
             try:
                 move = parse_move(board, token)
             except MoveError as exc:
-                self.error(f"illegal move {token!r} in moves= (move {number}): {exc}")
+                self.error(f"illegal move {_shown(token)} in moves= (move {number}): {exc}")
                 return
             board.push(move)
         self.board = board
@@ -555,7 +574,9 @@ class HubServer:
             return
         budget = limits.budget(job.board.turn == damier.WHITE)
         if budget is not None:
-            job.timer = threading.Timer(budget[0], self._request_stop, args=(job,))
+            # (the level line keeps the seconds below MAX_SECONDS: no Timer can overflow)
+            seconds = min(budget[0], threading.TIMEOUT_MAX)
+            job.timer = threading.Timer(seconds, self._request_stop, args=(job,))
             job.timer.daemon = True
             job.timer.start()
 
@@ -573,11 +594,19 @@ class HubServer:
         self._job = None
 
 
+# Numbers in ASCII digits only: int() and float() also take "١٢", "1_000", " 5 ",
+# and float() "nan" and "infinity".
+_INT_RE = re.compile(r"[+-]?([0-9]+)\Z")
+_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+
+
 def _parse_int(text: str, name: str, low: int, high: int) -> int | None:
-    try:
-        value = int(text)
-    except ValueError:
+    """``text`` as an int from ``low`` to ``high``, or None."""
+    match = _INT_RE.match(text)
+    digits = match.group(1).lstrip("0") if match is not None else ""
+    if match is None or len(digits) > 30:   # no int() of huge numbers: it is slow, or refused
         return None
+    value = int(digits or "0") * (-1 if text.startswith("-") else 1)
     return value if low <= value <= high else None
 
 
@@ -587,25 +616,22 @@ def _shown(text: str) -> str:
 
 
 def _int_arg(text: str, name: str, minimum: int, maximum: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:  # also a number of more than 4300 digits
-        raise ValueError(f"{name}= must be an integer from {minimum} to {maximum}, "
-                         f"not {_shown(text)}") from None
-    if not minimum <= value <= maximum:
+    value = _parse_int(text, name, minimum, maximum)
+    if value is None:
         raise ValueError(f"{name}= must be an integer from {minimum} to {maximum}, "
                          f"not {_shown(text)}")
     return value
 
 
 def _float_arg(text: str, name: str, *, positive: bool = False) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{name}= must be a number of seconds, not {_shown(text)}") from None
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise ValueError(f"{name}= must be a finite {'positive' if positive else 'non-negative'}"
-                         f" number of seconds, not {_shown(text)}")
+    """``text`` as seconds: >= 0 (> 0 if ``positive``), at most :data:`MAX_SECONDS`."""
+    value = float(text) if _FLOAT_RE.match(text) else math.nan
+    if math.isnan(value):
+        raise ValueError(f"{name}= must be a number of seconds, not {_shown(text)}")
+    if not value <= MAX_SECONDS or value < 0 or (positive and value == 0):
+        low = "more than 0" if positive else "at least 0"
+        raise ValueError(f"{name}= must be a number of seconds {low} and at most "
+                         f"{MAX_SECONDS:.0f} (some 136 years), not {_shown(text)}")
     return value
 
 

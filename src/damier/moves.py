@@ -18,6 +18,11 @@ What is read (:func:`parse_move`):
 - algebraic squares on 8x8 boards (``c3-d4``);
 - annotations after the move are ignored (``32-28!``, ``19x28?!``).
 
+Squares are written with ASCII digits (``٣٢-٢٨`` or ``3²-28`` is not a move),
+and move text longer than :data:`~damier.notation.MAX_MOVE_TEXT` (200)
+characters is refused before it is read: no move is that long, and reading
+takes time in proportion to the length of what is read.
+
 Interactive input (``complete=True``, or :func:`read_move`, as ``damier play``
 reads what is typed) also takes a bare square when only one move starts there
 (or, when no move starts there, only one ends there) and a unique beginning of
@@ -68,13 +73,14 @@ To change how moves are read or explained, change this module (and its tests,
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from damier._core import Move
 from damier.errors import AmbiguousMoveError, IllegalMoveError
-from damier.notation import move_text, parse_square
+from damier.notation import MAX_MOVE_TEXT, move_text, parse_square, split_move_text
 from damier.piece import COLOR_NAMES, Color, Piece
 from damier.variants import Variant
 
@@ -84,10 +90,9 @@ if TYPE_CHECKING:
 __all__ = ["MoveReading", "parse_move", "read_move", "match_move", "move_from_squares",
            "parse_move_spec", "explain_illegal", "capture_rule", "move_listing"]
 
-_SEPARATORS = re.compile(r"\s*([-x×:])\s*")
-_ANNOTATION = re.compile(r"[!?+#*]+$")
-_BARE_SQUARE = re.compile(r"\d+|[a-hA-H](?:10|[1-9])")
-_PREFIX = re.compile(r"\d+(?:[-x]\d*)*")
+_ANNOTATION_MARKS = "!?+#*"
+_BARE_SQUARE = re.compile(r"[0-9]+|[a-hA-H](?:10|[1-9])")
+_PREFIX = re.compile(r"[0-9]+(?:[-x][0-9]*)*")
 _FORMAT_HINT = "write it as from-to (32-28) or fromxto (19x28)"
 
 
@@ -153,12 +158,30 @@ def move_from_squares(board: Board, from_square: int, to_square: int, *,
     Traceback (most recent call last):
     ...
     damier.errors.AmbiguousMoveError: ambiguous move '47x36': it matches 47x38x20x9x36, 47x38x24x13x36; write the full path
+
+    Squares are ints; ``path`` a sequence and ``captures`` a collection of them, of
+    at most as many squares as the board has (one more for ``path``). Anything
+    else raises :class:`~damier.errors.IllegalMoveError` naming what is wrong:
+
+    >>> move_from_squares(board, 47, "36")
+    Traceback (most recent call last):
+    ...
+    damier.errors.IllegalMoveError: to_square must be a square number (an int), not '36'
     """
+    variant = board.variant
+    from_square = _given_square(from_square, "from_square", variant)
+    to_square = _given_square(to_square, "to_square", variant)
+    if path is not None:
+        path = [_given_square(s, "a square of path", variant)
+                for s in _given_squares(path, "path", variant.squares + 1)]
+    if captures is not None:
+        captures = [_given_square(s, "a square of captures", variant)
+                    for s in _given_squares(captures, "captures", variant.squares)]
     legal = board.legal_moves
     if path is not None and (len(path) < 2 or path[0] != from_square
                              or path[-1] != to_square):
-        raise ValueError("path must hold at least the start and end squares, "
-                         "and start at from_square and end at to_square")
+        raise IllegalMoveError("path must hold at least the start and end squares, "
+                               "and start at from_square and end at to_square")
     if path:
         written = "x".join(map(str, path))
     else:
@@ -192,11 +215,56 @@ def parse_move_spec(board: Board, spec: Mapping[str, Any], *, complete: bool = F
     >>> import damier
     >>> parse_move_spec(damier.Board(), {"from": 32, "to": 28})
     Move(32, 28)
+
+    A request that is not one of these (no ``move`` and no ``from`` or ``to``,
+    squares that are not ints...) raises :class:`~damier.errors.IllegalMoveError`
+    saying what is wrong; a ``spec`` that is not a mapping, :class:`TypeError`.
     """
+    if not isinstance(spec, Mapping):
+        raise TypeError(f"a move request is a mapping such as {{'move': '32-28'}} or "
+                        f"{{'from': 32, 'to': 28}}, not {type(spec).__name__}")
     if "move" in spec:
         return parse_move(board, spec["move"], complete=complete)
+    missing = [key for key in ("from", "to") if key not in spec]
+    if missing:
+        raise IllegalMoveError(f"a move request needs 'move', or 'from' and 'to' "
+                               f"(missing: {', '.join(repr(k) for k in missing)})")
     return move_from_squares(board, spec["from"], spec["to"], path=spec.get("path"),
                              captures=spec.get("captures"))
+
+
+_HUGE = 10 ** 12
+"""Square numbers at least this large are not written out in messages."""
+
+
+def _given_square(value: Any, what: str, variant: Variant) -> int:
+    """``value`` as a square number: an int (not a bool); one too large to write
+    in a message is refused here, others off the board are explained later."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        shown = repr(value)
+        if len(shown) > 40:
+            shown = f"{shown[:30]}... ({type(value).__name__})"
+        raise IllegalMoveError(f"{what} must be a square number (an int), not {shown}")
+    square = int(value)
+    if not -_HUGE < square < _HUGE:
+        digits = int(abs(square).bit_length() * 0.30103) + 1
+        raise IllegalMoveError(f"{what} is a number of about {digits} digits, not a square "
+                               f"of the {variant.title} board (1-{variant.squares})")
+    return square
+
+
+def _given_squares(value: Any, what: str, most: int) -> list[Any]:
+    """The items of ``value``, a collection of at most ``most`` squares."""
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise IllegalMoveError(f"{what} must be a list of square numbers, "
+                               f"not {type(value).__name__}")
+    items: list[Any] = []
+    for item in value:
+        if len(items) == most:
+            raise IllegalMoveError(f"{what} holds more than {most} squares: no move has "
+                                   "that many")
+        items.append(item)
+    return items
 
 
 class _Text(NamedTuple):
@@ -216,8 +284,7 @@ class _Unreadable(Exception):
 
 def _scan(cleaned: str, variant: Variant) -> _Text:
     """The squares of move text (annotations already removed), or :class:`_Unreadable`."""
-    parts = _SEPARATORS.split(cleaned)
-    tokens = parts[0::2]
+    tokens, signs = split_move_text(cleaned)
     whole = True
     if len(tokens) == 1:
         if not _BARE_SQUARE.fullmatch(tokens[0]):
@@ -232,7 +299,7 @@ def _scan(cleaned: str, variant: Variant) -> _Text:
         squares = [parse_square(t, variant) for t in tokens]
     except IllegalMoveError as err:
         raise _Unreadable(str(err)) from None
-    return _Text(squares, any(sign != "-" for sign in parts[1::2]), whole)
+    return _Text(squares, any(sign != "-" for sign in signs), whole)
 
 
 def _match(text: _Text, legal: Sequence[Move]) -> list[Move]:
@@ -272,7 +339,10 @@ def _read(text: str, legal: Sequence[Move], variant: Variant, board: Board | Non
     if not isinstance(text, str):
         raise TypeError(f"move text must be a str, not {type(text).__name__}")
     written = text.strip()
-    cleaned = _ANNOTATION.sub("", written)
+    if len(written) > MAX_MOVE_TEXT:
+        raise IllegalMoveError(_explain(written, legal, variant, board), text=written,
+                               legal_moves=legal)
+    cleaned = written.rstrip(_ANNOTATION_MARKS)
     try:
         scanned: _Text | None = _scan(cleaned, variant)
     except _Unreadable:
@@ -316,7 +386,10 @@ def _by_square(written: str, square: int, legal: Sequence[Move]) -> Move | None:
 
 def _by_prefix(written: str, cleaned: str, legal: Sequence[Move]) -> Move | None:
     """The only move that ``cleaned`` is the beginning of (``32-2``, ``28x``)."""
-    norm = _SEPARATORS.sub(lambda m: "-" if m.group(1) == "-" else "x", cleaned).lower()
+    tokens, signs = split_move_text(cleaned)
+    norm = tokens[0] + "".join(("-" if sign == "-" else "x") + token
+                               for sign, token in zip(signs, tokens[1:]))
+    norm = norm.lower()
     if not _PREFIX.fullmatch(norm):
         return None
     found = [m for m in legal if any(t.startswith(norm) for t in _texts(m, legal))]
@@ -419,10 +492,13 @@ def explain_illegal(board: Board, text: str, *, from_square: int | None = None,
 
 def _explain(written: str, legal: Sequence[Move], variant: Variant, board: Board | None, *,
              squares: tuple[int | None, int | None] | None = None) -> str:
+    if len(written) > MAX_MOVE_TEXT:
+        return (f"cannot read move {written[:40]!r}... ({len(written)} characters): no move "
+                f"is written in more than {MAX_MOVE_TEXT} characters")
     listing = move_listing(legal, legal)
     if squares is None:
         try:
-            scanned = _scan(_ANNOTATION.sub("", written), variant)
+            scanned = _scan(written.rstrip(_ANNOTATION_MARKS), variant)
         except _Unreadable as err:
             if err.reason is not None:
                 return f"cannot read move {written!r}: {err.reason}"

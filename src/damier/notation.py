@@ -32,9 +32,21 @@ from damier._core import Move
 from damier.errors import IllegalMoveError
 from damier.variants import Variant
 
-__all__ = ["move_text", "parse_square"]
+__all__ = ["MAX_MOVE_TEXT", "move_text", "parse_square", "split_move_text"]
+
+MAX_MOVE_TEXT = 200
+"""The longest move text that is read, in characters (surrounding whitespace not
+counted); longer text is refused before it is read.
+
+A move captures at most 20 pieces (all the opponent's, on the largest board,
+10x10): written as its full path, such a capture is 21 squares of at most two
+digits and 20 signs (62 characters), in Hub style (from, to, then the 20
+captured squares) 65 characters, and with a space on either side of every sign
+102 and 107. 200 leaves room for that, for annotations (``!?``) and for some
+stray spaces; no longer text is a move."""
 
 _ALGEBRAIC = re.compile(r"^([a-j])(10|[1-9])$")
+_SIGNS = re.compile(r"([-x×:])")
 
 
 def move_text(move: Move, legal_moves: Sequence[Move]) -> str:
@@ -61,7 +73,7 @@ def parse_square(token: str, variant: Variant) -> int:
     (29, 4)
     """
     token = token.strip()
-    if token.isdigit():
+    if token.isascii() and token.isdigit():   # ASCII digits only: not "²" or "٣"
         if len(token.lstrip("0")) > 4:
             # no board has that many squares; int() of thousands of digits is slow, or refused
             shown = token if len(token) <= 12 else f"{token[:12]}... ({len(token)} digits)"
@@ -80,5 +92,29 @@ def parse_square(token: str, variant: Variant) -> int:
         if dark is None:
             raise IllegalMoveError(f"{token} is a light square: pieces stand on dark squares only")
         return dark
-    raise IllegalMoveError(f"{token!r} is not a square")
+    shown = repr(token) if len(token) <= 40 else f"{token[:30]!r}... ({len(token)} characters)"
+    raise IllegalMoveError(f"{shown} is not a square")
+
+
+def split_move_text(text: str) -> tuple[list[str], list[str]]:
+    """The parts of move text between its signs (``-``, ``x``, ``×``, ``:``), with
+    the whitespace next to a sign removed, and the signs; in time linear in the
+    length of ``text`` (a pattern such as ``\\s*([-x:])\\s*`` would take time
+    quadratic in the length of a run of spaces).
+
+    >>> split_move_text("32 - 28")
+    (['32', '28'], ['-'])
+    >>> split_move_text("47x38 x24")
+    (['47', '38', '24'], ['x', 'x'])
+    """
+    parts = _SIGNS.split(text)
+    tokens = parts[0::2]
+    last = len(tokens) - 1
+    for i, token in enumerate(tokens):
+        if i > 0:
+            token = token.lstrip()
+        if i < last:
+            token = token.rstrip()
+        tokens[i] = token
+    return tokens, parts[1::2]
 

@@ -75,7 +75,10 @@ result token that contradicts the ``Result`` tag, a repeated tag, an empty
 variation) are recorded in :attr:`Game.errors`.
 
 Reading takes time and memory in proportion to the size of the input (long
-comments, many comments, huge tags or tokens included).
+comments, many comments, huge tags or tokens, and many bad games included).
+Numbers (squares, move numbers, NAGs, the ``GameType``) are written in ASCII
+digits, and a move is at most :data:`~damier.notation.MAX_MOVE_TEXT` (200)
+characters: a longer token is a bad move, refused by its length.
 
 Writing
 -------
@@ -89,7 +92,20 @@ result token. Results are written in the variant's customary form:
 International, Brazilian and Russian ``2-0``, ``0-2``, ``1-1``; English ``1-0``,
 ``0-1``, ``1/2-1/2`` (``0-0`` and ``*`` everywhere); the ``Result`` tag is
 converted the same way (an empty one is written ``"*"``). Comments lose any
-``}`` (a PDN comment cannot hold one) and surrounding whitespace.
+``}`` (a PDN comment cannot hold one) and surrounding whitespace. Variations
+may be nested to any depth.
+
+Lone surrogates
+---------------
+A ``str`` may hold a lone UTF-16 surrogate (``"\\ud800"``: from JSON, or from
+bytes decoded with ``errors="surrogateescape"``), which is not a character and
+which no UTF-8 file can hold. The reader refuses a game that holds one in a tag,
+comment or move: its :class:`~damier.errors.PdnError` names the line and the
+column (also in its ``column`` attribute). A tag value holding one is refused
+when set (``ValueError``), so headers never hold one; a comment that holds one
+is written with U+FFFD (the replacement character) in its place, so that what
+:func:`write_game` returns can always be written to a UTF-8 file. Messages
+never hold one either: they show it as its escape (``\\ud800``).
 """
 
 from __future__ import annotations
@@ -104,6 +120,7 @@ from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, Union
 
 from damier.errors import AmbiguousMoveError, IllegalMoveError, InvalidFenError, PdnError
 from damier.fen import parse_fen
+from damier.notation import MAX_MOVE_TEXT
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant, variant_for_game_type
 
 if TYPE_CHECKING:
@@ -190,6 +207,18 @@ def result_for_variant(result: str, variant: Variant | str) -> str | None:
 # -- quoting input in error messages --------------------------------------------------
 
 _QUOTE_LIMIT = 60
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+"""A lone UTF-16 surrogate: a code point that is not a character, which no UTF-8
+text can hold (a str gets one from JSON's ``"\\ud800"``, or from bytes decoded
+with ``errors="surrogateescape"``)."""
+
+
+def _escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\ud800``), so
+    that a message that quotes input can always be printed or stored."""
+    if _SURROGATE_RE.search(text) is None:
+        return text
+    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _quote(text: str, *, quotes: bool = True, limit: int = _QUOTE_LIMIT) -> str:
@@ -202,8 +231,9 @@ def _quote(text: str, *, quotes: bool = True, limit: int = _QUOTE_LIMIT) -> str:
     "32-29" "xxxxx..." (100 characters) [Ev
     """
     if len(text) <= limit:
+        text = _escape_surrogates(text)
         return f'"{text}"' if quotes else text
-    head = text[:limit].replace("\n", " ").replace("\r", " ")
+    head = _escape_surrogates(text[:limit].replace("\n", " ").replace("\r", " "))
     length = f"({len(text)} characters)"
     return f'"{head}..." {length}' if quotes else f"{head}... {length}"
 
@@ -243,6 +273,11 @@ class Headers(MutableMapping[str, str]):
             raise ValueError(f"bad tag name {key!r}: use letters, digits and underscores")
         if not isinstance(value, str):
             raise TypeError(f"tag values are str, not {type(value).__name__} (tag {key})")
+        bad = _SURROGATE_RE.search(value)
+        if bad is not None:
+            raise ValueError(f"tag {key}: lone surrogate {bad.group()!r} at position "
+                             f"{bad.start() + 1} of its value, which is not a Unicode character "
+                             "(no UTF-8 file can hold it); give valid Unicode text")
         self._tags[key] = value
 
     def __delitem__(self, key: str) -> None:
@@ -268,7 +303,7 @@ class Headers(MutableMapping[str, str]):
 
 
 def _game_type_variant(value: str) -> Variant:
-    m = re.match(r"\s*(\d+)", value)
+    m = re.match(r"\s*([0-9]+)", value)
     if m is None:
         raise ValueError(f"unknown GameType {_quote(value)}: expected a number such as 20 "
                          "(International), 21 (English), 25 (Russian) or 26 (Brazilian)")
@@ -645,6 +680,7 @@ class _Line(NamedTuple):
     text: str
     cookie: Any  # stream position of the line's start (only when tracking), else None
     encoding: str | None  # for binary streams: how the line was decoded
+    surrogate: bool = False  # the line holds a lone surrogate (see _surrogate_error)
 
 
 _LEFTOVERS: "weakref.WeakKeyDictionary[Any, list[str]]" = weakref.WeakKeyDictionary()
@@ -677,7 +713,8 @@ class _Source:
             return self.pushback.popleft()
         if self.leftover:
             self.number += 1
-            return _Line(self.number, self.leftover.popleft(), None, None)
+            text = self.leftover.popleft()
+            return _Line(self.number, text, None, None, _SURROGATE_RE.search(text) is not None)
         cookie = self.stream.tell() if self.track else None
         raw = self.stream.readline()
         if not raw:
@@ -696,7 +733,7 @@ class _Source:
             text = text[:-1]
         if text.endswith("\r"):
             text = text[:-1]
-        return _Line(self.number, text, cookie, encoding)
+        return _Line(self.number, text, cookie, encoding, _SURROGATE_RE.search(text) is not None)
 
     def unread(self, lines: list[_Line]) -> None:
         self.pushback.extendleft(reversed(lines))
@@ -721,11 +758,28 @@ class _Token(NamedTuple):
 
 
 class _SyntaxError(Exception):
-    def __init__(self, message: str, line: int, token: str | None) -> None:
+    def __init__(self, message: str, line: int, token: str | None, *,
+                 column: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.token = token
+        self.column = column
+
+
+def _surrogate_error(line: _Line, start: int, end: int) -> _SyntaxError | None:
+    """The error for the first lone surrogate of ``line.text[start:end]`` (the text
+    of a token), or None when it holds none."""
+    if not line.surrogate:
+        return None
+    bad = _SURROGATE_RE.search(line.text, start, end)
+    if bad is None:
+        return None
+    column = bad.start() + 1
+    return _SyntaxError(f"lone surrogate {bad.group()!r} at column {column}, which is not a "
+                        "Unicode character (no UTF-8 file can hold it): read the file as bytes, "
+                        "or decode it without errors='surrogateescape'", line.number,
+                        _escape_surrogates(line.text[start:end]), column=column)
 
 
 _WS_RE = re.compile(r"\s*")
@@ -734,13 +788,13 @@ _WS_RE = re.compile(r"\s*")
 _TAG_HEAD_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"')
 _TAG_CHUNK_RE = re.compile(r'[^"\\]*')
 _TAG_TAIL_RE = re.compile(r"\s*\]")
-_NUMBER_RE = re.compile(r"\d+\.+")
+_NUMBER_RE = re.compile(r"[0-9]+\.+")
 _WORD_RE = re.compile(r"[^\s{}()\[\];$]+")
 _RESULT_RE = re.compile(r"(?:2-0|0-2|1-1|0-0|1-0|0-1|1/2-1/2|½-½|\*)\Z")
-_SQUARE = r"(?:\d+|[a-jA-J](?:10|[1-9]))"
+_SQUARE = r"(?:[0-9]+|[a-jA-J](?:10|[1-9]))"
 _MOVE_RE = re.compile(rf"({_SQUARE}(?:[-xX×:]{_SQUARE})+)([!?]*)\Z")
 _MARK_RE = re.compile(r"[!?]+\Z")
-_NAG_RE = re.compile(r"\$(\d+)")
+_NAG_RE = re.compile(r"\$([0-9]+)")
 _NAG_MAX = 255  # NAGs are $0 to $255, as in PGN
 
 
@@ -769,6 +823,11 @@ class _Lexer:
         self.current: _Line | None = None
         self.pos = 0
         self._peeked: _Token | None = None
+        # Where a "{" was found that no "}" closes before the end of the input (line
+        # number, column): a comment opened after it cannot be closed either, and is
+        # not read to the end again (which would make reading quadratic in the size
+        # of a file of bad games that each open a comment).
+        self._open_to_end: tuple[int, int] | None = None
 
     @property
     def text(self) -> str:
@@ -809,8 +868,25 @@ class _Lexer:
             if self.pos < len(text):
                 break
         assert self.current is not None
-        line = self.current
-        start = self.pos
+        line, start = self.current, self.pos
+        try:
+            token = self._token(line, start)
+        except _SyntaxError:
+            # A lone surrogate in what was read is the error to report.
+            bad = _surrogate_error(line, start, max(self.pos, start + 1)) \
+                if self.current is line else None
+            if bad is not None:
+                raise bad from None
+            raise
+        if self.current is line:  # (a comment over several lines checks its own lines)
+            bad = _surrogate_error(line, start, self.pos)
+            if bad is not None:
+                raise bad
+        return token
+
+    def _token(self, line: _Line, start: int) -> _Token:
+        """The token that starts at column ``start`` of ``line`` (not a blank)."""
+        text = line.text
         where = (line, start)
         c = text[start]
 
@@ -852,18 +928,33 @@ class _Lexer:
             parts = [text[start + 1:]]
             resync: list[_Line] = []  # the lines from the first one that starts with "["
             before: _Line | None = None  # the last line before those
+            # Known to run to the end (see _open_to_end): read only up to the line
+            # that starts with "[", which is all that is given back.
+            to_end = self._open_to_end is not None and (line.number, start) > self._open_to_end
+            surrogate = _surrogate_error(line, start, len(text))
             while True:
                 nxt = self.source.readline()
-                if nxt is None:
+                if nxt is None or (to_end and nxt.text.lstrip().startswith("[")):
+                    if nxt is not None:
+                        resync.append(nxt)
+                    elif self._open_to_end is None:
+                        self._open_to_end = (line.number, start)
                     self.source.unread(([before] if before is not None and resync else []) + resync)
                     self.current, self.pos = line, len(line.text)
                     token = _quote(text[start:], quotes=False, limit=20)
                     raise _SyntaxError(f'unterminated comment: "{{" at line {line.number} is never '
                                        'closed by "}"', line.number, token)
+                if to_end:
+                    before = nxt
+                    continue
                 end = nxt.text.find("}")
+                if surrogate is None:
+                    surrogate = _surrogate_error(nxt, 0, end if end >= 0 else len(nxt.text))
                 if end >= 0:
                     parts.append(nxt.text[:end])
                     self.current, self.pos = nxt, end + 1
+                    if surrogate is not None:
+                        raise surrogate
                     comment = "\n".join(parts)
                     return _Token("comment", "{" + comment + "}", line.number, comment.strip(), where)
                 parts.append(nxt.text)
@@ -958,13 +1049,14 @@ class _Lexer:
 
 class _GameError(Exception):
     def __init__(self, message: str, line: int, token: str | None, *, in_tags: bool = False,
-                 at_next_game: bool = False) -> None:
+                 at_next_game: bool = False, column: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.token = token
         self.in_tags = in_tags
         self.at_next_game = at_next_game
+        self.column = column
 
 
 def _quote_move_message(message: str, text: str) -> str:
@@ -993,7 +1085,8 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
         try:
             return lexer.peek()
         except _SyntaxError as err:
-            raise _GameError(err.message, err.line, err.token, in_tags=in_tags) from None
+            raise _GameError(err.message, err.line, err.token, in_tags=in_tags,
+                             column=err.column) from None
 
     # tag pairs
     tags: list[tuple[str, str, int]] = []
@@ -1058,6 +1151,9 @@ def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Gam
         if kind == "move":
             text, mark = token.value
             text = text.replace("X", "x")
+            if len(text) > MAX_MOVE_TEXT:
+                raise _GameError(f"cannot read move {_quote(text)}: no move is written in more "
+                                 f"than {MAX_MOVE_TEXT} characters", token.line, token.text)
             try:
                 move = board.parse_move(text)
             except AmbiguousMoveError as err:
@@ -1170,8 +1266,9 @@ class GameReader(Iterator[Game]):
                 game = _parse_game(self._lexer, self._variant, game_no)
             except _GameError as err:
                 self.games_read += 1
-                error = PdnError(f"game {game_no}, line {err.line}: {err.message}", game=game_no,
-                                 line=err.line, token=_quote_token(err.token))
+                error = PdnError(
+                    _escape_surrogates(f"game {game_no}, line {err.line}: {err.message}"),
+                    game=game_no, line=err.line, token=_quote_token(err.token), column=err.column)
                 if not err.at_next_game:
                     self._lexer.skip_game(err.in_tags)
                 if not self._skip_errors:
@@ -1357,44 +1454,87 @@ class _Writer:
 
     def line(self, node: GameNode, board: Any, ply: int, force: bool) -> None:
         """Writes what follows ``node`` (already written; ``board`` is after it);
-        leaves ``board`` as it found it."""
-        pushed = 0
-        while node.variations:
-            main = node.variations[0]
-            self.move(main, board, ply, force)
-            force = bool(main.comment.replace("}", "").strip())
-            for alt in node.variations[1:]:
+        leaves ``board`` as it found it.
+
+        Each line is written move by move; at a move with alternatives, after the
+        move itself, each alternative's line is written in parentheses, and then
+        the line goes on. The lines waiting for a variation to end are kept on a
+        list, not on Python's call stack: variations nested thousands deep (a
+        PDN file may hold them) are written too."""
+        outer: list[_LineState] = []   # the lines waiting for a variation to end
+        state = _LineState(node, ply, force)
+        while True:
+            if state.main is None:
+                if not state.node.variations:   # the end of this line
+                    for _ in range(state.pushed):
+                        board.pop()
+                    if not outer:
+                        return
+                    board.pop()   # the alternative that this line followed
+                    self.close()
+                    state = outer.pop()
+                    state.force = True
+                    continue
+                state.main = state.node.variations[0]
+                self.move(state.main, board, state.ply, state.force)
+                state.force = _has_comment(state.main.comment)
+                state.alternatives = iter(state.node.variations[1:])
+            alt = next(state.alternatives, None)
+            if alt is not None:
                 self.open()
-                self.move(alt, board, ply, True)
+                self.move(alt, board, state.ply, True)
                 board.push(alt.move)
-                self.line(alt, board, ply + 1, bool(alt.comment.replace("}", "").strip()))
-                board.pop()
-                self.close()
-                force = True
+                outer.append(state)
+                state = _LineState(alt, state.ply + 1, _has_comment(alt.comment))
+                continue
+            main = state.main
+            assert main is not None  # written above, before its alternatives
             board.push(main.move)
-            pushed += 1
-            node = main
-            ply += 1
-        for _ in range(pushed):
-            board.pop()
+            state.pushed += 1
+            state.node, state.main = main, None
+            state.ply += 1
+
+
+def _has_comment(comment: str) -> bool:
+    return bool(comment.replace("}", "").strip())
+
+
+class _LineState:
+    """Where :meth:`_Writer.line` is in one line: the node last played, its ply, whether
+    the next move needs its number, the moves played on the board for this line, and
+    (once written) the main continuation and the alternatives still to write."""
+
+    __slots__ = ("alternatives", "force", "main", "node", "ply", "pushed")
+
+    def __init__(self, node: GameNode, ply: int, force: bool) -> None:
+        self.node = node
+        self.ply = ply
+        self.force = force
+        self.pushed = 0
+        self.main: GameNode | None = None
+        self.alternatives: Iterator[GameNode] = iter(())
 
 
 def _wrap(tokens: list[str], columns: int | None) -> list[str]:
+    """The tokens joined by spaces into lines of at most ``columns`` characters
+    (a longer token on a line of its own); in time linear in their length."""
     lines: list[str] = []
-    current = ""
+    current: list[str] = []
+    width = 0  # of the last line of the tokens in current (a comment may hold line breaks)
     for token in tokens:
-        if not current:
-            current = token
-            continue
-        width = len(current) - (current.rfind("\n") + 1)
-        first = token.split("\n", 1)[0]
-        if columns and width + 1 + len(first) > columns:
-            lines.append(current)
-            current = token
+        newline = token.find("\n")
+        first = len(token) if newline < 0 else newline
+        if current and columns and width + 1 + first > columns:
+            lines.append(" ".join(current))
+            current = []
+        last = token.rfind("\n")
+        if last >= 0:
+            width = len(token) - last - 1
         else:
-            current += " " + token
+            width = width + 1 + len(token) if current else len(token)
+        current.append(token)
     if current:
-        lines.append(current)
+        lines.append(" ".join(current))
     return lines
 
 
@@ -1447,6 +1587,8 @@ def write_game(game: Game, file: IO[str] | None = None, *, columns: int | None =
     out.append("")
     out.extend(_wrap(writer.tokens, columns))
     text = "\n".join(out) + "\n"
+    if _SURROGATE_RE.search(text) is not None:   # from a comment: the file must be UTF-8
+        text = _SURROGATE_RE.sub("\ufffd", text)
     if file is not None:
         file.write(text + "\n")
     return text

@@ -31,7 +31,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from damier._core import Move
 from damier.errors import IllegalMoveError
-from damier.notation import parse_square
+from damier.notation import MAX_MOVE_TEXT, parse_square
 from damier.piece import WHITE, Piece
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
@@ -111,6 +111,10 @@ def parse_path(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[tup
     variant = get_variant(variant)
     if not isinstance(text, str):
         raise TypeError(f"move text must be a str, not {type(text).__name__}")
+    if len(text.strip()) > MAX_MOVE_TEXT:  # no move is that long; reading it could be slow
+        raise IllegalMoveError(f"cannot read move {text.strip()[:40]!r}... ({len(text.strip())} "
+                               f"characters): no move is written in more than {MAX_MOVE_TEXT} "
+                               "characters")
     parts = _SEPARATORS.split(_ANNOTATION.sub("", text.strip()))
     if len(parts) < 3 or any(p == "" for p in parts[0::2]):
         raise IllegalMoveError(
