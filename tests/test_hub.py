@@ -804,3 +804,14 @@ def test_hub_engine_drives_dame_hub():
         assert engine.ping() < WAIT
         board = _play(engine, 8)
         assert len(board.move_stack) == 8
+
+
+def test_a_line_longer_than_the_bound_is_refused_and_the_next_is_read():
+    from damier.hub_server import MAX_LINE
+    out = io.StringIO()
+    huge = "pos moves=\"" + "32-28 " * (MAX_LINE // 3) + "\"\n"
+    assert run_hub(io.StringIO("hub\ninit\n" + huge + "ping\n"), out) == 0
+    lines = out.getvalue().splitlines()
+    errors = [line for line in lines if line.startswith("error")]
+    assert len(errors) == 1 and "line too long" in errors[0]
+    assert lines[-1] == "pong"

@@ -93,6 +93,9 @@ THREADS_RANGE = (1, 64)
 DEFAULT_HASH_MB = 64
 DEFAULT_MOVETIME = 1.0
 """Seconds a ``go think`` (or a ``ponder-hit``) thinks when no limit was ever given."""
+MAX_LINE = 64 * 1024
+"""The longest input line read (characters): a position and a game's moves take far
+less; a longer line is read in bounded pieces and refused with one ``error``."""
 MAX_SECONDS = float(2 ** 32)
 """The largest ``time=``, ``inc=`` and ``move-time=`` (seconds, some 136 years): more
 than any clock, and more than the 2^31-1 that some programs send to mean "no limit";
@@ -237,9 +240,16 @@ class HubServer:
         """Reads and carries out commands until ``quit`` or the end of input; returns 0."""
         try:
             while True:
-                line = self.stdin.readline()
+                line = self.stdin.readline(MAX_LINE + 1)
                 if not line:
                     break
+                if len(line) > MAX_LINE and not line.endswith("\n"):
+                    # read the rest of the line in bounded pieces, then refuse it whole
+                    rest = line
+                    while rest and not rest.endswith("\n"):
+                        rest = self.stdin.readline(MAX_LINE)
+                    self.error(f"line too long (more than {MAX_LINE} characters): ignored")
+                    continue
                 if not line.strip():
                     continue
                 if self.handle_line(line) == "quit":
