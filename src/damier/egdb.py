@@ -49,14 +49,14 @@ running tasks on Ctrl-C (a rerun resumes). The directory must be on a file syste
 the driver and every worker share, at the same path (NFS or the like), and every node
 needs the same damier; ``--threads`` is each task's threads (and Ray CPUs).
 
-File format (version 1, little-endian)
+File format (version 2, little-endian)
 --------------------------------------
 One file per signature, ``<directory>/<variant>/<signature>.egdb``, written to a
 temporary name and renamed when complete::
 
     header (128 bytes)
       0  8s   magic b"DAMIEREG"
-      8  H    format version (1)
+      8  H    format version (2)
      10  H    header size (128)
      12  16s  variant name (ASCII, NUL padded)
      28  4B   signature: our men, our kings, their men, their kings
@@ -66,16 +66,29 @@ temporary name and renamed when complete::
      48  4Q   wins, draws, losses, unused slots
      80  H    longest distance (plies)
      82  14x  zero
-     96  32s  SHA-256 of the payload
+     96  32s  SHA-256 of the header's first 96 bytes followed by the payload
     payload
       (blocks + 1) Q   block offsets, from the start of the payload's blocks
       blocks           each zlib-compressed: the block's values as uint16
 
 A value is 0 for a draw, ``n + 1`` when the game ends in ``n`` plies (``n`` odd: the
 side to move wins; ``n`` even: it loses), and 65535 for an unused slot. Reading maps the
-file into memory and keeps a few decompressed blocks per table (thread-safe); opening a
-table checks its magic, version, variant, signature and checksum
-(:class:`TableError`).
+file into memory and keeps a few decompressed blocks per table (thread-safe).
+
+Opening a table checks every header field on its own and against the others (the
+variant and signature asked for, the number of slots the signature has, the number
+of blocks those slots make, the counts adding up to the slots, the offsets rising to
+the end of the file) and then the checksum, which covers the header too; decompressing a block
+checks its length. Any of these failing raises :class:`TableError`, naming the file
+and what is wrong with it.
+
+Version 1 files (damier before the header was covered by the checksum: the same
+layout, whose checksum covers the payload only) are still read, with the same
+checks: each of their header fields is either checked against the rest of the file
+when the table is opened, or not used by a probe (the counts and the longest
+distance, which only show in ``damier egdb info``, are checked against the values
+when the table is read whole: by the engine, ``verify``, a build). Rebuilding
+them (delete the files and run ``damier egdb build`` again) gives version 2 files.
 """
 
 from __future__ import annotations
@@ -83,6 +96,7 @@ from __future__ import annotations
 import argparse
 import enum
 import hashlib
+import logging
 import mmap
 import os
 import struct
@@ -91,7 +105,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -107,16 +121,22 @@ from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
 __all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "BuildProgress",
            "SignatureReport", "open_database", "build", "default_directory", "signatures",
-           "signature_name", "verify", "shared_tables", "FORMAT_VERSION", "MAX_PIECES",
-           "EgdbSetting", "add_engine_egdb_arguments", "egdb_setting", "Verdict",
-           "DEFAULT_ENGINE_PIECES", "FIRST_USE_PIECES", "QUICK_LOAD_PIECES"]
+           "signature_name", "verify", "verify_report", "VerifyReport", "shared_tables",
+           "FORMAT_VERSION", "MAX_PIECES", "EgdbSetting", "add_engine_egdb_arguments",
+           "egdb_setting", "Verdict", "DEFAULT_ENGINE_PIECES", "FIRST_USE_PIECES",
+           "QUICK_LOAD_PIECES"]
 
 Signature = tuple[int, int, int, int]
 
 MAGIC = b"DAMIEREG"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The format version of the tables written (version 1 tables are still read)."""
+_READ_VERSIONS = (1, 2)
 HEADER = struct.Struct("<8sHH16s4BQII4QH14x32s")
+_DIGEST_AT = 96                 # the checksum: the header's last 32 bytes
+_PAD = slice(82, 96)            # the header's zero bytes
 BLOCK_VALUES = 16384
+_MAX_BLOCK_VALUES = 1 << 24
 UNUSED = 0xFFFF
 MAX_PIECES = 7
 """The most pieces a database may have (the index allows 7 of a kind)."""
@@ -136,6 +156,7 @@ that needs them (International: 94 MB, a quarter of a second); larger ones (5 pi
 them are in."""
 _CACHE_BLOCKS = 64
 _SUFFIX = ".egdb"
+_log = logging.getLogger("damier.egdb")
 
 
 class Wdl(enum.IntEnum):
@@ -174,9 +195,12 @@ def signature_name(signature: Signature) -> str:
 
 
 def _parse_signature(name: str) -> Signature | None:
+    """The signature a file name stands for, or None when it is not one of the tables'."""
     if len(name) != 4 or not name.isdigit():
         return None
     a, b, c, d = (int(ch) for ch in name)
+    if a + b == 0 or c + d == 0 or a + b + c + d > MAX_PIECES:
+        return None
     return (a, b, c, d)
 
 
@@ -243,7 +267,7 @@ def _little(values: bytearray) -> bytes:
 
 def _write_table(path: Path, variant: Variant, signature: Signature,
                  values: bytearray) -> int:
-    """Writes a table atomically; returns its size in bytes."""
+    """Writes a table atomically (the current format version); returns its size in bytes."""
     wins, draws, losses, unused, longest = _core.egdb_counts(values)
     raw = _little(values)
     size = BLOCK_VALUES * 2
@@ -252,10 +276,12 @@ def _write_table(path: Path, variant: Variant, signature: Signature,
     for b in blocks:
         offsets.append(offsets[-1] + len(b))
     payload = struct.pack(f"<{len(offsets)}Q", *offsets) + b"".join(blocks)
-    header = HEADER.pack(MAGIC, FORMAT_VERSION, HEADER.size, variant.name.encode("ascii"),
+    fields = HEADER.pack(MAGIC, FORMAT_VERSION, HEADER.size, variant.name.encode("ascii"),
                          *signature, len(values) // 2, BLOCK_VALUES, len(blocks),
-                         wins, draws, losses, unused, min(longest, 0xFFFF),
-                         hashlib.sha256(payload).digest())
+                         wins, draws, losses, unused, min(longest, 0xFFFF), bytes(32))
+    digest = hashlib.sha256(fields[:_DIGEST_AT])
+    digest.update(payload)
+    header = fields[:_DIGEST_AT] + digest.digest()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
@@ -284,53 +310,147 @@ class TableInfo:
     unused: int
     longest: int
     checksum: bytes
+    version: int = FORMAT_VERSION
+
+    def block_size(self, number: int) -> int:
+        """The number of values of block ``number``."""
+        return min(self.block_values, self.positions - number * self.block_values)
 
 
-def _read_header(data: bytes | mmap.mmap, path: Path) -> TableInfo:
-    if len(data) < HEADER.size or bytes(data[:8]) != MAGIC:
+def _slots(variant: Variant, signature: Signature) -> int:
+    """The number of slots of ``signature``'s table in ``variant``."""
+    return int(_core.EgTables(variant.index).positions(signature))
+
+
+def _read_header(data: bytes | mmap.mmap, path: Path, size: int | None = None) -> TableInfo:
+    """The header of the table file ``path`` (``data``: its first bytes at least; ``size``:
+    the file's size, when known), every field checked on its own and against the others;
+    :class:`TableError` names the file and the first field found wrong."""
+    length = len(data) if size is None else size
+    if length == 0:
+        raise TableError(f"{path}: not a damier endgame table (empty)")
+    head = bytes(data[:len(MAGIC)])
+    if head != MAGIC[:len(head)]:
         raise TableError(f"{path}: not a damier endgame table (bad magic)")
-    fields = HEADER.unpack_from(data, 0)
-    version = fields[1]
-    if version != FORMAT_VERSION:
-        raise TableError(f"{path}: format version {version}, this damier reads {FORMAT_VERSION}")
-    return TableInfo(variant=fields[3].rstrip(b"\0").decode("ascii", "replace"),
-                     signature=(fields[4], fields[5], fields[6], fields[7]),
-                     positions=fields[8], block_values=fields[9], blocks=fields[10],
-                     wins=fields[11], draws=fields[12], losses=fields[13], unused=fields[14],
-                     longest=fields[15], checksum=fields[16])
+    least = HEADER.size + 16            # the header, two offsets: one block
+    if length < least or len(data) < HEADER.size:
+        raise TableError(f"{path}: truncated ({length} bytes; a table has at least {least})")
+    (_magic, version, header_size, raw_variant, a, b, c, d, positions, block_values, blocks,
+     wins, draws, losses, unused, longest, checksum) = HEADER.unpack_from(data, 0)
+    if version not in _READ_VERSIONS:
+        raise TableError(f"{path}: format version {version}, this damier reads versions "
+                         f"{_READ_VERSIONS[0]} to {_READ_VERSIONS[-1]}")
+    if header_size != HEADER.size:
+        raise TableError(f"{path}: header size {header_size}, expected {HEADER.size}")
+    if any(bytes(data[_PAD])):
+        raise TableError(f"{path}: the header's reserved bytes 82-95 are not zero")
+    name = raw_variant.rstrip(b"\0")
+    try:
+        variant = get_variant(name.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        variant = None
+    if variant is None or variant.name.encode("ascii").ljust(16, b"\0") != raw_variant:
+        raise TableError(f"{path}: variant name {raw_variant!r} in the header is not a variant")
+    signature = (a, b, c, d)
+    if (max(signature) > MAX_PIECES or a + b == 0 or c + d == 0
+            or sum(signature) > MAX_PIECES):
+        raise TableError(f"{path}: signature {signature} in the header is not one of the tables")
+    slots = _slots(variant, signature)
+    if positions != slots:
+        raise TableError(f"{path}: {positions} positions in the header, signature "
+                         f"{signature_name(signature)} of {variant.name} has {slots}")
+    if version == 1 and block_values != BLOCK_VALUES:
+        raise TableError(f"{path}: {block_values} values per block in the header; version 1 "
+                         f"tables have {BLOCK_VALUES}")
+    if not 1 <= block_values <= _MAX_BLOCK_VALUES:
+        raise TableError(f"{path}: {block_values} values per block in the header")
+    if blocks != -(-positions // block_values):
+        raise TableError(f"{path}: {blocks} blocks in the header; {positions} positions in "
+                         f"blocks of {block_values} make {-(-positions // block_values)}")
+    if wins + draws + losses + unused != positions:
+        raise TableError(f"{path}: wins, draws, losses and unused slots in the header add up "
+                         f"to {wins + draws + losses + unused}, not {positions} positions")
+    if length < HEADER.size + 8 * (blocks + 1):
+        raise TableError(f"{path}: truncated ({length} bytes; its {blocks} block offsets "
+                         f"alone end at byte {HEADER.size + 8 * (blocks + 1)})")
+    return TableInfo(variant=variant.name, signature=signature, positions=positions,
+                     block_values=block_values, blocks=blocks, wins=wins, draws=draws,
+                     losses=losses, unused=unused, longest=longest, checksum=checksum,
+                     version=version)
 
 
 class Table:
     """One signature's file, memory-mapped, with a small cache of decompressed blocks.
-    Opening checks the magic, version, variant, signature and checksum."""
+    Opening checks the header (every field, see the module's format notes), the variant
+    and signature asked for, the block offsets and the checksum: :class:`TableError`
+    names the file and what is wrong."""
 
     def __init__(self, path: str | os.PathLike[str], *, variant: str | Variant | None = None,
                  signature: Signature | None = None) -> None:
         self.path = Path(path)
+        expected = get_variant(variant).name if variant is not None else None
         with open(self.path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                raise TableError(f"{self.path}: not a damier endgame table (empty)")
             try:
                 self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            except ValueError as exc:   # an empty file
+            except ValueError as exc:   # an empty file (emptied since)
                 raise TableError(f"{self.path}: not a damier endgame table (empty)") from exc
         try:
-            self.info = _read_header(self._map, self.path)
-            if variant is not None and get_variant(variant).name != self.info.variant:
-                raise TableError(f"{self.path}: a table of {self.info.variant}, "
-                                 f"not {get_variant(variant).name}")
-            if signature is not None and tuple(signature) != self.info.signature:
-                raise TableError(f"{self.path}: holds signature "
-                                 f"{signature_name(self.info.signature)}, "
-                                 f"not {signature_name(signature)}")
-            if hashlib.sha256(self._map[HEADER.size:]).digest() != self.info.checksum:
-                raise TableError(f"{self.path}: checksum mismatch (corrupted file)")
-            n = self.info.blocks + 1
-            self._offsets = struct.unpack_from(f"<{n}Q", self._map, HEADER.size)
-            self._base = HEADER.size + 8 * n
+            try:
+                self._open(size, expected, signature)
+            except TableError:
+                raise
+            except (struct.error, zlib.error, ValueError, ArithmeticError, IndexError,
+                    UnicodeError) as exc:     # a check missed: still the file's fault
+                raise TableError(f"{self.path}: unreadable ({type(exc).__name__}: {exc})") \
+                    from exc
         except BaseException:
             self._map.close()
             raise
         self._cache: OrderedDict[int, bytes] = OrderedDict()
         self._lock = threading.Lock()
+
+    def _open(self, size: int, variant: str | None, signature: Signature | None) -> None:
+        self.info = info = _read_header(self._map, self.path, size)
+        if variant is not None and variant != info.variant:
+            raise TableError(f"{self.path}: a table of {info.variant}, not {variant}")
+        if signature is not None and tuple(signature) != info.signature:
+            raise TableError(f"{self.path}: holds signature {signature_name(info.signature)}, "
+                             f"not {signature_name(signature)}")
+        n = info.blocks + 1
+        offsets = struct.unpack_from(f"<{n}Q", self._map, HEADER.size)
+        base = HEADER.size + 8 * n
+        if offsets[0] != 0 or any(x >= y for x, y in zip(offsets, offsets[1:])):
+            raise TableError(f"{self.path}: block offsets not rising from 0 (corrupted file)")
+        if base + offsets[-1] != size:
+            raise TableError(f"{self.path}: {size} bytes, its block offsets end at byte "
+                             f"{base + offsets[-1]} (truncated or corrupted file)")
+        digest = hashlib.sha256()
+        with memoryview(self._map) as view:
+            if info.version >= 2:
+                with view[:_DIGEST_AT] as part:
+                    digest.update(part)
+            with view[HEADER.size:] as part:
+                digest.update(part)
+        if digest.digest() != info.checksum:
+            raise TableError(f"{self.path}: checksum mismatch (corrupted file)")
+        self._offsets = offsets
+        self._base = base
+
+    def _inflate(self, number: int) -> bytes:
+        """Block ``number`` decompressed, its length checked (little-endian values)."""
+        start = self._base + self._offsets[number]
+        try:
+            block = zlib.decompress(self._map[start:self._base + self._offsets[number + 1]])
+        except zlib.error as exc:
+            raise TableError(f"{self.path}: block {number} cannot be decompressed ({exc})") \
+                from exc
+        if len(block) != 2 * self.info.block_size(number):
+            raise TableError(f"{self.path}: block {number} holds {len(block) // 2} values, "
+                             f"expected {self.info.block_size(number)}")
+        return block
 
     def _block(self, number: int) -> bytes:
         with self._lock:
@@ -338,8 +458,7 @@ class Table:
             if block is not None:
                 self._cache.move_to_end(number)
                 return block
-            start = self._base + self._offsets[number]
-            block = zlib.decompress(self._map[start:self._base + self._offsets[number + 1]])
+            block = self._inflate(number)
             self._cache[number] = block
             if len(self._cache) > _CACHE_BLOCKS:
                 self._cache.popitem(last=False)
@@ -355,15 +474,25 @@ class Table:
         return block[i] | (block[i + 1] << 8)
 
     def values(self) -> bytearray:
-        """Every raw value, decompressed (uint16 in the machine's order)."""
+        """Every raw value, decompressed (uint16 in the machine's order). In a version 1
+        table, whose checksum does not cover the header, the header's counts and longest
+        distance are checked against them."""
         out = bytearray()
         for number in range(self.info.blocks):
-            start = self._base + self._offsets[number]
-            out += zlib.decompress(self._map[start:self._base + self._offsets[number + 1]])
-        if len(out) != 2 * self.info.positions:
-            raise TableError(f"{self.path}: {len(out) // 2} values, "
-                             f"the header says {self.info.positions}")
-        return _native(out)
+            out += self._inflate(number)
+        values = _native(out)
+        info = self.info
+        if info.version >= 2:
+            return values
+        wins, draws, losses, unused, longest = _core.egdb_counts(values)
+        if ((wins, draws, losses, unused, min(longest, 0xFFFF))
+                != (info.wins, info.draws, info.losses, info.unused, info.longest)):
+            raise TableError(
+                f"{self.path}: the header says {info.wins} wins, {info.draws} draws, "
+                f"{info.losses} losses, {info.unused} unused slots and a longest distance "
+                f"of {info.longest}; the values have {wins}, {draws}, {losses}, {unused} "
+                f"and {longest} (corrupted file)")
+        return values
 
     def close(self) -> None:
         with self._lock:
@@ -588,6 +717,12 @@ def shared_tables(directory: str | os.PathLike[str] | None = None, *,
     larger ones by a background thread, and until it has read them all the pieces to
     probe stay at the smaller tables' (``wait``: return only when all are in).
 
+    A table that cannot be used (a corrupted file: :class:`TableError`; one that cannot
+    be read) is left out, with a warning naming the file on the ``damier.egdb`` logger:
+    the probes of its positions find no table (the search goes on without it), never
+    a wrong value. The other tables are sound without it: each was verified when it
+    was built.
+
     ``build_missing``: first builds the tables of up to that many pieces that the
     directory lacks (:data:`FIRST_USE_PIECES`: under a second), unless it cannot be
     written."""
@@ -603,6 +738,9 @@ def shared_tables(directory: str | os.PathLike[str] | None = None, *,
                     build(root, pieces=build_missing, variant=v)
                 except OSError:
                     pass              # a directory that cannot be written: what is there
+                except TableError as exc:
+                    _log.warning("damier: endgame tables of %s up to %d pieces not built: %s",
+                                 v.name, build_missing, exc)
             _SHARED[key] = _read_into_memory(root, v, pieces)
         held = _SHARED[key]
     if held is None:
@@ -610,6 +748,22 @@ def shared_tables(directory: str | os.PathLike[str] | None = None, *,
     if wait:
         held.loaded.wait()
     return held.tables, held.pieces
+
+
+def _add_table(tables: _core.EgTables, db: Database, signature: Signature) -> bool:
+    """Adds ``signature``'s table of ``db`` to ``tables``; False, with a warning naming
+    the file, when it cannot be used."""
+    try:
+        tables.add(signature, db.table(signature).values())
+    except (TableError, OSError, MemoryError) as exc:
+        path = db.folder / f"{signature_name(signature)}{_SUFFIX}"
+        reason = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+        _log.warning("damier: endgame table %s not used (the engine searches without it): "
+                     "%s; 'damier egdb verify' checks the tables, and deleting the file and "
+                     "running 'damier egdb build' again rebuilds it",
+                     signature_name(signature), reason)
+        return False
+    return True
 
 
 def _read_into_memory(root: Path, variant: Variant, pieces: int) -> _Held | None:
@@ -625,13 +779,15 @@ def _read_into_memory(root: Path, variant: Variant, pieces: int) -> _Held | None
     tables = _core.EgTables(variant.index)
     quick = [s for s in wanted if sum(s) <= QUICK_LOAD_PIECES]
     try:
-        for s in quick:
-            tables.add(s, db.table(s).values())
+        added = [s for s in quick if _add_table(tables, db, s)]
     except BaseException:
         db.close()
         raise
-    held = _Held(tables, max((sum(s) for s in quick), default=0), threading.Event())
     rest = wanted[len(quick):]
+    if not added and not rest:
+        db.close()
+        return None
+    held = _Held(tables, max((sum(s) for s in added), default=0), threading.Event())
     if not rest:
         db.close()
         held.loaded.set()
@@ -640,13 +796,16 @@ def _read_into_memory(root: Path, variant: Variant, pieces: int) -> _Held | None
     def read_rest() -> None:
         # A search never probes these tables while they are being added: it probes
         # positions of at most ``held.pieces`` pieces, raised once all are in.
+        most = held.pieces
         try:
             for s in rest:
-                tables.add(s, db.table(s).values())
-            held.pieces = sum(rest[-1])
+                if _add_table(tables, db, s):
+                    most = max(most, sum(s))
         except (OSError, MemoryError, ValueError) as exc:   # TableError is a ValueError
-            sys.stderr.write(f"damier: endgame tables of more than {held.pieces} pieces not "
-                             f"loaded ({exc}); the engine probes up to {held.pieces}\n")
+            _log.warning("damier: endgame tables of more than %d pieces not loaded (%s); the "
+                         "engine probes up to %d", held.pieces, exc, held.pieces)
+        else:
+            held.pieces = most
         finally:
             db.close()
             held.loaded.set()
@@ -663,8 +822,10 @@ at first use when missing); a directory."""
 
 def add_engine_egdb_arguments(parser: argparse.ArgumentParser) -> None:
     """``--egdb DIR`` and ``--no-egdb`` for the commands that run the engine (``damier
-    play``, ``serve``, ``hub``); :func:`egdb_setting` reads them."""
-    parser.add_argument("--egdb", metavar="DIR",
+    play``, ``serve``, ``hub``); :func:`egdb_setting` reads them. A ``DIR`` that is not
+    an existing directory ends the command while its arguments are read, with one line
+    (``damier play: --egdb /x: no such directory``) and exit status 2."""
+    parser.add_argument("--egdb", metavar="DIR", action=_DirectoryAction,
                         help="endgame databases the engine probes (default: "
                         f"{default_directory()}, when it holds tables; build them with "
                         "'damier egdb build')")
@@ -675,6 +836,26 @@ def add_engine_egdb_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the engine probes positions of at most N pieces and holds "
                         f"their tables in memory (default {DEFAULT_ENGINE_PIECES}; "
                         "International: 4 pieces 94 MB, 5 pieces 3.8 GB)")
+
+
+class _DirectoryAction(argparse.Action):
+    """Stores an existing directory; anything else ends the command at once with one
+    line (``damier play: --egdb /x: no such directory``) and exit status 2."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        path = str(values)
+        problem = None
+        if not path:
+            problem = "an empty path"
+        elif not os.path.exists(path):
+            problem = "no such directory"
+        elif not os.path.isdir(path):
+            problem = "not a directory"
+        if problem is not None:
+            parser.exit(2, f"{parser.prog}: {option_string or self.dest} {path or repr(path)}: "
+                        f"{problem}\n")
+        setattr(namespace, self.dest, path)
 
 
 def _pieces_argument(text: str) -> int:
@@ -962,7 +1143,7 @@ def _built_report(path: Path, variant: Variant, signature: Signature) -> Signatu
     """The report of a table built before, from its header (the checksum is checked
     when a task loads it)."""
     with open(path, "rb") as f:
-        info = _read_header(f.read(HEADER.size), path)
+        info = _read_header(f.read(HEADER.size), path, os.fstat(f.fileno()).st_size)
     if info.variant != variant.name or info.signature != signature:
         raise TableError(f"{path}: a table of {info.variant} {signature_name(info.signature)},"
                          f" not {variant.name} {signature_name(signature)}")
@@ -1034,27 +1215,88 @@ def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signa
     return [r for s in pairs for r in found[s]]
 
 
+@dataclass
+class VerifyReport:
+    """What :func:`verify_report` found in the tables of a variant."""
+    variant: str
+    wrong: dict[Signature, int]
+    """The tables checked: the number of wrong slots of each (0 when sound)."""
+    unusable: dict[Signature, str]
+    """The tables whose files cannot be used, and why (naming the file)."""
+    missing: list[Signature]
+    """The signatures of 2 to the most pieces of the tables there that have no file."""
+    unchecked: dict[Signature, list[Signature]]
+    """Tables not checked, since tables their values come from are missing or unusable:
+    those tables."""
+
+    @property
+    def sound(self) -> bool:
+        """True when there are tables, all of them checked and sound, and none missing."""
+        return (bool(self.wrong) and not any(self.wrong.values()) and not self.unusable
+                and not self.missing and not self.unchecked)
+
+
+def verify_report(directory: str | os.PathLike[str] | None = None, *,
+                  variant: str | Variant = DEFAULT_VARIANT,
+                  threads: int = 1) -> VerifyReport:
+    """Checks the tables of ``variant`` in ``directory`` again, as the builder does before
+    writing them (every value must be the best value over its successors, distances
+    included), and that the set is whole: every table of 2 to the most pieces there is
+    present and can be read. Unlike :func:`verify`, it reports every problem rather
+    than raising at the first."""
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    with open_database(directory, variant=variant) as db:
+        held = db.signatures()
+        most = max((sum(s) for s in held), default=0)
+        missing = [s for s in signatures(most) if s not in set(held)] if most >= 2 else []
+        tables = _core.EgTables(db.variant.index)
+        unusable: dict[Signature, str] = {}
+        for s in held:
+            try:
+                tables.add(s, db.table(s).values())
+            except (TableError, OSError) as exc:
+                path = db.folder / f"{signature_name(s)}{_SUFFIX}"
+                unusable[s] = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+        absent = set(missing) | set(unusable)
+        wrong: dict[Signature, int] = {}
+        unchecked: dict[Signature, list[Signature]] = {}
+        pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+        try:
+            for s in held:
+                if s in unusable:
+                    continue
+                needs = sorted(({_mirror(s)} | _leads_to(s)) & absent,
+                               key=lambda t: (sum(t), t))
+                if needs:
+                    unchecked[s] = needs
+                    continue
+                jobs: list[Callable[[], int | None]] = [
+                    partial(_core.egdb_verify_range, tables, s, start, end)
+                    for start, end in _chunks(tables.positions(s), threads * 4)]
+                wrong[s] = sum(n or 0 for n in _run(pool, jobs))
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        return VerifyReport(db.variant.name, wrong, unusable, missing, unchecked)
+
+
 def verify(directory: str | os.PathLike[str] | None = None, *,
            variant: str | Variant = DEFAULT_VARIANT,
            threads: int = 1) -> dict[Signature, int]:
     """Checks the tables of ``variant`` in ``directory`` again, as the builder does before
     writing them: every value must be the best value over its successors (distances
     included). Returns the number of wrong slots per signature (all 0 for sound tables);
-    a file that cannot be read raises :class:`TableError`."""
-    with open_database(directory, variant=variant) as db:
-        tables = db.in_memory()
-        result: dict[Signature, int] = {}
-        pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
-        try:
-            for s in db.signatures():
-                jobs: list[Callable[[], int | None]] = [
-                    partial(_core.egdb_verify_range, tables, s, start, end)
-                    for start, end in _chunks(tables.positions(s), threads * 4)]
-                result[s] = sum(n or 0 for n in _run(pool, jobs))
-        finally:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
-        return result
+    a file that cannot be used raises :class:`TableError`, and tables missing from the
+    set of 2 to the most pieces there raise :class:`MissingTableError` naming them
+    (:func:`verify_report` gives every problem at once)."""
+    report = verify_report(directory, variant=variant, threads=threads)
+    if report.unusable:
+        raise TableError(next(iter(report.unusable.values())))
+    if report.missing:
+        raise MissingTableError(f"tables missing from {report.variant}'s: "
+                                + ", ".join(signature_name(s) for s in report.missing))
+    return report.wrong
 
 
 # ---------------------------------------------------------------------------
@@ -1148,6 +1390,7 @@ def _info_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise FileNotFoundError(f"no database directory {root}")
     names = [args.variant] if args.variant else [v for v in VARIANTS]
     found = False
+    bad = old = 0
     for name in names:
         variant = get_variant(name)
         folder = root / variant.name
@@ -1161,9 +1404,15 @@ def _info_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         totals = [0, 0, 0, 0, 0]
         for path in paths:
             sig = _parse_signature(path.stem)
-            table = Table(path, variant=variant, signature=sig)
+            try:
+                table = Table(path, variant=variant, signature=sig)
+            except (TableError, OSError) as exc:
+                bad += 1
+                out.write(f"  {path.stem:<6} unusable: {exc}\n")
+                continue
             info = table.info
             table.close()
+            old += info.version < FORMAT_VERSION
             size = path.stat().st_size
             positions = info.positions - info.unused
             out.write(f"  {path.stem:<6} {positions:>12,d} {info.wins:>12,d} {info.draws:>12,d}"
@@ -1174,20 +1423,45 @@ def _info_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   f" {totals[3]:>12,d} {'':>7} {totals[4]:>11,d}\n")
     if not found:
         out.write(f"no tables in {root}\n")
-    return 0
+    if old:
+        out.write(f"{old} {'table' if old == 1 else 'tables'} of format version 1 (read with "
+                  "every header field checked; rebuilt, the checksum covers the header too)\n")
+    if bad:
+        out.write(f"{bad} {'table' if bad == 1 else 'tables'} unusable: delete "
+                  f"{'it' if bad == 1 else 'them'} and run 'damier egdb build' again\n")
+    return 1 if bad else 0
 
 
 def _verify_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     variant = get_variant(args.variant)
-    if args.threads < 1:
-        raise ValueError(f"threads must be at least 1, got {args.threads}")
-    result = verify(args.dir, variant=variant, threads=args.threads)
-    bad = {s: n for s, n in result.items() if n}
-    for s, n in bad.items():
-        out.write(f"{signature_name(s)}: {n:,d} wrong positions\n")
-    out.write(f"{variant.name}: {len(result)} tables checked, "
-              f"{'all sound' if not bad else f'{len(bad)} wrong'}\n")
-    return 1 if bad else 0
+    report = verify_report(args.dir, variant=variant, threads=args.threads)
+    if not (report.wrong or report.unusable or report.unchecked):
+        root = Path(args.dir) if args.dir else default_directory()
+        out.write(f"{variant.name}: no tables in {root / variant.name}\n")
+        return 1
+    for s, n in report.wrong.items():
+        if n:
+            out.write(f"{signature_name(s)}: {n:,d} wrong positions\n")
+    for s, why in report.unusable.items():
+        out.write(f"{signature_name(s)}: unusable: {why}\n")
+    for s, needs in report.unchecked.items():
+        out.write(f"{signature_name(s)}: not checked: it needs "
+                  f"{', '.join(signature_name(t) for t in needs)}\n")
+    if report.missing:
+        most = max(sum(s) for s in [*report.missing, *report.wrong, *report.unusable,
+                                    *report.unchecked])
+        out.write(f"missing: {', '.join(signature_name(s) for s in report.missing)} "
+                  f"(of the tables of 2 to {most} pieces)\n")
+    problems = [f"{n} {what}" for n, what in (
+        (sum(1 for n in report.wrong.values() if n), "wrong"),
+        (len(report.unusable), "unusable"), (len(report.missing), "missing"),
+        (len(report.unchecked), "not checked")) if n]
+    out.write(f"{variant.name}: {len(report.wrong)} tables checked, "
+              f"{', '.join(problems) if problems else 'all sound'}\n")
+    if report.unusable or report.missing:
+        out.write("delete the unusable tables and run 'damier egdb build' again to build "
+                  "what is missing\n")
+    return 0 if report.sound else 1
 
 
 def _probe_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
