@@ -589,3 +589,22 @@ def test_range_headers_are_ignored(alice, range_header):
     for path in ("/", "/puzzles", "/static/app.js"):
         r = alice.get(path, headers={"range": range_header})
         assert r.status_code == 200 and len(r.content) > 100, (path, r.status_code)
+
+
+def test_an_analysis_whose_engine_fails_says_so_instead_of_going_silent(alice, monkeypatch,
+                                                                         caplog):
+    gid = new_game(alice, color="both")["id"]
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("a table could not be read")
+
+    from damier.engine import Engine
+    monkeypatch.setattr(Engine, "analyse", broken)
+    with alice.websocket_connect(f"/ws/games/{gid}") as ws:
+        assert ws.receive_json()["type"] == "state"
+        ws.send_json({"type": "analyse"})
+        while True:
+            msg = ws.receive_json()
+            if msg["type"] == "analysis" and msg.get("done"):
+                break
+        assert "failed" in msg["error"]
