@@ -231,7 +231,7 @@ class _Lines:
         self.outbox: queue.Queue[str] = queue.Queue()
         self.buffer = ""
 
-    def readline(self) -> str:
+    def readline(self, size: int = -1) -> str:
         return self.inbox.get()
 
     def write(self, text: str) -> int:

@@ -485,8 +485,20 @@ def test_a_table_that_cannot_be_allocated_names_hash_mb(monkeypatch):
     _ShortOfMemory.sizes.clear()
     with pytest.raises(MemoryError, match="hash_mb=64"):
         engine.set_hash(64)
-    assert _ShortOfMemory.sizes == [64, 8]   # the old size is allocated again
+    assert _ShortOfMemory.sizes == [64]      # the core keeps the table it has
     assert engine.hash_mb == 8
+    assert engine.search(Board(), depth=3).best_move in Board().legal_moves
+
+
+def test_a_core_whose_new_table_cannot_be_had_keeps_its_table():
+    core = SearchCore(1)
+    entries = core.hash_entries
+    with pytest.raises(MemoryError, match="the table in use is kept"):
+        core.set_hash(2**31 - 1)       # about two petabytes: never allocated
+    assert core.hash_entries == entries
+    core.clear()                        # the table is still there (it used to be freed)
+    engine = Engine(hash_mb=1)
+    engine._core = core
     assert engine.search(Board(), depth=3).best_move in Board().legal_moves
 
 

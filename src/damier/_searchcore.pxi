@@ -214,15 +214,19 @@ cdef class SearchCore:
         """Resizes (and clears) the transposition table to at most ``hash_mb`` MiB."""
         cdef uint64_t entries = 1
         cdef int i
+        cdef TTEntry* table
         if hash_mb < 1:
             raise ValueError("hash size must be at least 1 MiB")
         while entries * 2 * sizeof(TTEntry) <= (<uint64_t>hash_mb) * 1024 * 1024:
             entries *= 2
+        # the new table first: when it cannot be had, the old one stays in use
+        table = <TTEntry*>alloc_table(entries * sizeof(TTEntry))
+        if table == NULL:
+            raise MemoryError(f"cannot allocate a hash table of {hash_mb} MiB "
+                              "(the table in use is kept)")
         if self.tt != NULL:
             free(self.tt)
-        self.tt = <TTEntry*>alloc_table(entries * sizeof(TTEntry))
-        if self.tt == NULL:
-            raise MemoryError()
+        self.tt = table
         self.tt_entries = entries
         self.s.tt = self.tt
         self.s.tt_mask = entries - 1

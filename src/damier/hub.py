@@ -54,7 +54,8 @@ from typing import Any, overload
 
 from damier._core import Move
 from damier.board import Board
-from damier.engine import AnalysisResult, InfoDict, Limit, PlayResult, _number_text, check_limits
+from damier.engine_types import (AnalysisResult, EngineAPI, InfoDict, Limit, PlayResult,
+                                 _number_text, check_limits)
 from damier.errors import InvalidFenError, MoveError
 from damier.moves import match_move, parse_move
 from damier.piece import BLACK, WHITE, Piece
@@ -516,7 +517,7 @@ def _check_timeout(timeout: Any) -> float:
     return seconds
 
 
-class HubEngine:
+class HubEngine(EngineAPI):
     """Drives a Hub engine running as a subprocess.
 
     :param command: the command line, as a list or a string (split like a shell).
