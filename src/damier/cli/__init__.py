@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also list the count below each legal move at the deepest depth")
     perft.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
-    from damier.match import add_match_parser
+    from damier.cli.match import add_match_parser
     add_match_parser(sub)
     from damier.hub_server import add_hub_parser
     add_hub_parser(sub)
@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "perft":
             return _perft_command(args, out, err)
         if args.command == "match":
-            from damier.match import match_command
+            from damier.cli.match import match_command
             return match_command(args, out, err)
         if args.command == "hub":
             from damier.hub_server import hub_command
