@@ -367,6 +367,23 @@ def test_import_step_through_and_export(page, server, shots, tmp_path):
     page.click("#dlg-games [data-close]")
 
 
+def test_a_large_imported_tree_is_shown_and_follows_a_move(page, server):
+    # a tree over the state's inline size comes by GET .../tree, once per change
+    from test_web_hardening import big_tree_pdn
+    result = server.api("POST", "/api/import", {"pdn": big_tree_pdn(600)})
+    gid = result["first"]
+    state = server.api("GET", f"/api/games/{gid}")
+    assert state["tree"] is None and state["tree_nodes"] > 400
+    open_game(page, server, gid)
+    page.wait_for_function(f"() => damierApp.tree.length === {state['tree_nodes']}")
+    assert page.locator("#move-list .variation").count() > 10
+    played = server.api("POST", f"/api/games/{gid}/undo", {"count": 1000})
+    assert played["undone"] == len(state["moves"])
+    server.api("POST", f"/api/games/{gid}/move", {"move": "35-30"})
+    page.wait_for_function("() => damierApp.game.moves.length === 1 && damierApp.tree.some("
+                           "(n) => n.text === '35-30' && n.in_line)")
+
+
 def test_reload_resumes_the_game(page, server):
     new_game_via_dialog(page, server, color="both")
     click_square(page, 33)

@@ -608,3 +608,68 @@ def test_an_analysis_whose_engine_fails_says_so_instead_of_going_silent(alice, m
             if msg["type"] == "analysis" and msg.get("done"):
                 break
         assert "failed" in msg["error"]
+
+
+# -- big imports: a large tree goes out once per change, not with every state --------------------
+
+
+def big_tree_pdn(nodes_wanted=600, seed=5):
+    """A legal game of 40 plies with random side lines (8 plies each) until the tree has
+    at least ``nodes_wanted`` moves."""
+    import random
+
+    from damier import pdn
+    rng = random.Random(seed)
+    game = pdn.Game()
+    node, board = game, damier.Board()
+    line = []
+    for _ in range(40):
+        move = rng.choice(board.legal_moves)
+        node = node.add_variation(move)
+        board.push(move)
+        line.append(node)
+    count = 40
+    while count < nodes_wanted:
+        start = rng.randrange(len(line))
+        at = line[start]
+        b = at.board()
+        for _ in range(8):
+            if not b.legal_moves:
+                break
+            move = rng.choice(b.legal_moves)
+            existing = next((c for c in at.variations if c.move == move), None)
+            if existing is None:
+                existing = at.add_variation(move)
+                count += 1
+            at = existing
+            b.push(move)
+    return pdn.write_game(game)
+
+
+def test_a_large_imported_tree_is_fetched_apart_and_changes_with_the_moves(alice):
+    r = alice.post("/api/import", json={"pdn": big_tree_pdn()})
+    assert r.status_code == 201, r.text
+    gid = r.json()["first"]
+    state = alice.get(f"/api/games/{gid}").json()
+    assert state["tree"] is None and state["tree_nodes"] > web_live.INLINE_TREE_NODES
+    tree = alice.get(f"/api/games/{gid}/tree").json()
+    assert tree["key"] == state["tree_key"] and len(tree["tree"]) == state["tree_nodes"]
+    assert alice.get(f"/api/games/{gid}/tree").content == \
+        alice.get(f"/api/games/{gid}/tree").content            # encoded once, the same bytes
+    assert alice.post(f"/api/games/{gid}/undo", json={"count": 1000}).status_code == 200
+    moved = alice.post(f"/api/games/{gid}/move", json={"move": "35-30"}).json()["game"]
+    assert moved["tree"] is None and moved["tree_key"] != state["tree_key"]
+    after = alice.get(f"/api/games/{gid}/tree").json()
+    assert after["key"] == moved["tree_key"]
+    assert any(n.get("text") == "35-30" and n["in_line"] for n in after["tree"])
+
+
+def test_a_small_imported_tree_stays_in_the_state(alice):
+    r = alice.post("/api/import", json={"pdn": '[Event "t"]\n1. 32-28 (1. 33-28) 19-23 *\n'})
+    gid = r.json()["first"]
+    state = alice.get(f"/api/games/{gid}").json()
+    assert len(state["tree"]) == state["tree_nodes"] == 4 and state["tree_key"]
+    assert alice.get(f"/api/games/{gid}/tree").json()["tree"] == state["tree"]
+    plain = new_game(alice, color="both")["id"]
+    r = alice.get(f"/api/games/{plain}/tree")
+    assert r.status_code == 404 and r.json()["kind"] == "no_tree"

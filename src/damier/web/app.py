@@ -18,6 +18,9 @@ Routes (every error is JSON ``{"error": "...", "status": N, ...}``):
 ``POST /api/games/{id}/resign``             ``{"color": "white"}`` (default: the person's colour)
 ``POST /api/games/{id}/draw``               a draw offer; the engine accepts or declines
 ``POST /api/games/{id}/go``                 the engine plays the side to move now
+``GET /api/games/{id}/tree``                an imported game's tree of variations (a state
+                                            leaves one of over 400 nodes out: its
+                                            ``tree_key`` says when it changed)
 ``GET /api/games/{id}/pdn``                 the game as a PDN file (download)
 ``POST /api/games/{id}/analysis``           a game report: ``{"depth": n, "movetime": s}`` (202)
 ``GET /api/games/{id}/analysis``            the report (or its progress so far while it runs)
@@ -55,7 +58,8 @@ from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
 from damier.web.security import Guard
 from damier.web.storage import GameStore
 from damier.web.games import (check_position, create_game, delete_game, delete_report,
-                              export_pdn, get_game, get_report, go, import_games, join_game,
+                              export_pdn, get_game, get_report, get_tree, go, import_games,
+                              join_game,
                               list_games, offer_draw, play_move, redo, resign, set_line,
                               start_report, undo, variants)
 from damier.web.live import (ANALYSIS_SECONDS, DEFAULT_ENGINES, DEFAULT_HASH_MB,
@@ -111,6 +115,7 @@ ROUTES: list[BaseRoute] = [
     Route("/api/games/{game_id}/resign", resign, methods=["POST"]),
     Route("/api/games/{game_id}/draw", offer_draw, methods=["POST"]),
     Route("/api/games/{game_id}/go", go, methods=["POST"]),
+    Route("/api/games/{game_id}/tree", get_tree, methods=["GET"]),
     Route("/api/games/{game_id}/pdn", export_pdn, methods=["GET"]),
     Route("/api/games/{game_id}/analysis", start_report, methods=["POST"]),
     Route("/api/games/{game_id}/analysis", get_report, methods=["GET"]),

@@ -292,6 +292,22 @@ async def go(request: Request) -> Response:
     return ok({"game": with_viewer(live.state(), viewer(request, live), live)})
 
 @api
+async def get_tree(request: Request) -> Response:
+    """The imported game's tree of variations (the state leaves a large one out)."""
+    live_games = games_of(request)
+    live = live_games.get(game_id(request))
+    if live.session.record.pdn is None:
+        raise ApiError(404, "this game has no tree of variations (it was not imported)",
+                       kind="no_tree")
+    try:   # built and encoded in a worker thread (once per move list)
+        _, body = await asyncio.get_running_loop().run_in_executor(live_games.executor,
+                                                                   live.tree_json)
+    except Exception:  # the moves changed meanwhile: build it here
+        _, body = live.tree_json()
+    return Response(body, media_type="application/json")
+
+
+@api
 async def export_pdn(request: Request) -> Response:
     live_games = games_of(request)
     live = live_games.get(game_id(request))

@@ -15,6 +15,8 @@ stored in SQLite for ``GET .../analysis``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import collections
 import itertools
 import logging
@@ -74,6 +76,10 @@ ADDRESS_GAMES_PER_MINUTE = 120
 clients on this machine are told apart by their cookie only)."""
 MAX_AUTOPLAY_GAMES = 4
 """Games of the engine against itself that one player may have running at once."""
+INLINE_TREE_NODES = 400
+"""An imported game's tree of up to this many nodes goes out with each state; a larger
+one is sent by ``GET /api/games/{id}/tree`` only (the state says its ``tree_key``), so
+a move does not send megabytes to every page watching."""
 MAX_REPORTS = 2
 """Game reports running at once on the server (each holds a worker thread)."""
 DEFAULT_MOVETIME = {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.6, 5: 0.8, 6: 1.0, 7: 1.2, 8: 1.5, 9: 2.0, 10: 2.5}
@@ -167,6 +173,7 @@ class LiveGame:
         self.report_partial: dict[str, list[Any]] = {"positions": [], "plies": []}
         self._report_info: dict[str, Any] | None | bool = False  # False: not read yet
         self.flag_timer: asyncio.TimerHandle | None = None
+        self._tree_json: tuple[str, bytes] | None = None
 
     @property
     def thinking(self) -> bool:
@@ -229,7 +236,26 @@ class LiveGame:
         state["open_seat"] = (None if rec.invite is None else
                               "white" if rec.white_player is None else "black")
         state["version"] = next_version()
+        tree = state.get("tree")
+        if tree is not None:
+            key = tree_key(rec.moves)
+            state["tree_key"] = key
+            state["tree_nodes"] = len(tree)
+            if len(tree) > INLINE_TREE_NODES:   # the page asks for it: GET .../tree
+                state["tree"] = None
         return state
+
+    def tree_json(self) -> tuple[str, bytes]:
+        """The imported game's tree as JSON (``{"key", "tree"}``), encoded once per move
+        list: every page watching the game gets the same bytes."""
+        key = tree_key(self.session.record.moves)
+        cached = self._tree_json
+        if cached is not None and cached[0] == key:
+            return cached
+        body = json.dumps({"key": key, "tree": self.session.tree()},
+                          separators=(",", ":")).encode()
+        self._tree_json = (key, body)
+        return self._tree_json
 
     def idle(self) -> bool:
         return (not self.subscribers and not self.thinking and not self.analysing
@@ -237,6 +263,12 @@ class LiveGame:
 
 
 _versions = itertools.count(time.time_ns() // 1000)
+
+
+def tree_key(moves: list[str]) -> str:
+    """A short name of an imported game's tree with the moves ``moves`` merged in (the
+    tree changes with them): the page asks for the tree again when it changes."""
+    return hashlib.blake2b(json.dumps(moves).encode(), digest_size=8).hexdigest()
 
 
 def next_version() -> int:

@@ -66,6 +66,7 @@
     variants: [],
     soundLog: [],      // the sounds asked for (played when the switch is on)
     lastCopied: null,  // the text last put on the clipboard
+    treeCache: null,   // a large imported tree fetched apart: {key, tree}
   };
   window.damierApp = app;  // for tests and the curious
 
@@ -262,8 +263,25 @@
 
   /* -- rendering ------------------------------------------------------------------------------------ */
 
+  async function fetchTree(game, opts) {
+    // A large tree of variations is not in the state: it is fetched once per change.
+    const res = await api("GET", `/api/games/${game.id}/tree`);
+    if (!res.ok || res.data.key !== game.tree_key) return;   // the game moved on meanwhile
+    app.treeCache = { key: res.data.key, tree: res.data.tree };
+    if (app.game && app.game.id === game.id && app.game.version > game.version) return;
+    setGame(Object.assign({}, game, { tree: res.data.tree }), opts);
+  }
+
   function setGame(game, opts) {
     opts = opts || {};
+    if (game.tree === null && game.tree_key) {
+      if (app.treeCache && app.treeCache.key === game.tree_key) {
+        game = Object.assign({}, game, { tree: app.treeCache.tree });
+      } else {
+        fetchTree(game, opts);
+        return;
+      }
+    }
     const previous = app.game;
     const wasLive = app.cursor === app.live;
     const cursorKey = app.tree.length ? lineKey(app.cursor) : null;
