@@ -1073,163 +1073,203 @@ def _fen_message(message: str, fen: str) -> str:
 
 
 def _parse_game(lexer: _Lexer, variant_arg: Variant | None, game_no: int) -> Game | None:
-    from damier.board import Board
+    """The next game of ``lexer`` (None at the end): its tags, then its movetext."""
+    return _GameParser(lexer, game_no).parse(variant_arg)
 
-    warnings: list[PdnError] = []
 
-    def warn(message: str, line: int, token: str | None) -> None:
-        warnings.append(PdnError(f"game {game_no}, line {line}: {message}", game=game_no, line=line,
-                                 token=_quote_token(token)))
+class _GameParser:
+    """Reads one game: :meth:`parse`. The movetext is read token by token, one method
+    per kind. ``board`` is the position after ``node``'s move and ``depth`` counts the
+    moves on its stack: a variation takes back the last move ("(") and plays it again
+    at its end (")"), so no board is copied, whose cost grows with the game."""
 
-    def peek(in_tags: bool) -> _Token | None:
+    def __init__(self, lexer: _Lexer, game_no: int) -> None:
+        self.lexer = lexer
+        self.game_no = game_no
+        self.warnings: list[PdnError] = []
+
+    def warn(self, message: str, line: int, token: str | None) -> None:
+        self.warnings.append(PdnError(f"game {self.game_no}, line {line}: {message}",
+                                      game=self.game_no, line=line, token=_quote_token(token)))
+
+    def peek(self, in_tags: bool) -> _Token | None:
         try:
-            return lexer.peek()
+            return self.lexer.peek()
         except _SyntaxError as err:
             raise _GameError(err.message, err.line, err.token, in_tags=in_tags,
                              column=err.column) from None
 
-    # tag pairs
-    tags: list[tuple[str, str, int]] = []
-    token = peek(True)
-    if token is None:
-        return None
-    while token is not None and token.kind == "tag":
-        lexer.next()
-        tags.append((token.value[0], token.value[1], token.line))
-        token = peek(True)
+    # -- the tags -----------------------------------------------------------------------
 
-    headers = Headers()
-    tag_lines: dict[str, int] = {}
-    for name, value, line in tags:
-        if name in headers:
-            warn(f"tag {_quote(name, quotes=False)} appears twice: {_quote(headers[name])}, then "
-                 f"{_quote(value)} (the last one counts)", line, name)
-        headers[name] = value
-        tag_lines[name] = line
-    if "Result" in headers and not headers["Result"].strip():
-        headers["Result"] = "*"  # an empty Result tag: the result is unknown
-    at_next = token is not None and token.kind == "tag"
-
-    if variant_arg is not None:
-        variant = variant_arg
-    elif "GameType" in headers:
-        try:
-            variant = _game_type_variant(headers["GameType"])
-        except ValueError as err:
-            raise _GameError(str(err), tag_lines["GameType"], headers["GameType"],
-                             at_next_game=at_next) from None
-    else:
-        variant = get_variant(DEFAULT_VARIANT)
-    game = Game(headers, variant=variant)
-    game.errors = warnings
-
-    fen = headers.get("FEN", "").strip()
-    try:
-        board = Board(fen or None, variant=variant)
-    except ValueError as err:  # InvalidFenError, or any other complaint about the FEN
-        raise _GameError(f"bad FEN {_quote(fen)}: {_fen_message(str(err), fen)}", tag_lines["FEN"],
-                         fen, at_next_game=at_next) from None
-
-    # movetext. ``board`` is the position after ``node``'s move; ``depth`` counts the
-    # moves on its stack. A variation takes back the last move ("(") and plays it
-    # again at its end (")"): no board is copied, whose cost grows with the game.
-    node: GameNode = game
-    depth = 0
-    # per "(" still open: (node, its move, line of "(", variation_start, depth after "(")
-    stack: list[tuple[GameNode, Any, int, bool, int]] = []
-    variation_start = False
-    start_comments: list[str] = []
-    comments: dict[GameNode, list[str]] = {}  # joined once at the end: no quadratic "+="
-    while True:
-        token = peek(False)
+    def parse(self, variant_arg: Variant | None) -> Game | None:
+        token = self.peek(True)
         if token is None:
-            break
-        if token.kind == "tag":
-            break
-        lexer.next()
-        kind = token.kind
-        if kind == "move":
-            text, mark = token.value
-            text = text.replace("X", "x")
-            if len(text) > MAX_MOVE_TEXT:
-                raise _GameError(f"cannot read move {_quote(text)}: no move is written in more "
-                                 f"than {MAX_MOVE_TEXT} characters", token.line, token.text)
-            try:
-                move = board.parse_move(text)
-            except AmbiguousMoveError as err:
-                raise _GameError(_quote_move_message(str(err), text), token.line, token.text) from None
-            except (IllegalMoveError, ValueError) as err:
-                message = _quote_move_message(str(err), text)
-                if not message.startswith(("illegal move", "cannot read move")):
-                    message = f"illegal move {_quote(text)}: {message}"
-                raise _GameError(message, token.line, token.text) from None
-            child = GameNode(node, move)
-            node.variations.append(child)
-            node = child
-            if variation_start and start_comments:
-                node.starting_comment = " ".join(start_comments)
-            start_comments = []
-            variation_start = False
-            board.push(move)
-            depth += 1
-            if mark is not None:
-                node.nags.add(mark)
-        elif kind == "number":
-            pass
-        elif kind in ("nag", "mark"):
-            node.nags.add(token.value)
-        elif kind == "comment":
-            if not token.value:
-                continue
-            if variation_start:
-                start_comments.append(token.value)
-            else:
-                comments.setdefault(node, []).append(token.value)
-        elif kind == "open":
-            if node.parent is None:
-                raise _GameError('variation "(" before any move: a variation is an alternative to '
-                                 "the move before it", token.line, "(")
-            last = board.pop()
-            depth -= 1
-            stack.append((node, last, token.line, variation_start, depth))
-            node = node.parent
-            variation_start = True
-            start_comments = []
-        elif kind == "close":
-            if not stack:
-                raise _GameError('unexpected ")": no variation is open', token.line, ")")
-            if variation_start:
-                warn("empty variation ignored", token.line, ")")
-            node, last, _, variation_start, open_depth = stack.pop()
-            while depth > open_depth:
-                board.pop()
-                depth -= 1
-            board.push(last)
-            depth += 1
-            variation_start = False
-            start_comments = []
-        elif kind == "result":
-            if stack:
-                warn(f"result {_quote(token.text)} inside a variation ignored", token.line,
-                     token.text)
-                continue
-            result = token.value
-            tag_result = headers.get("Result")
-            if tag_result is None or tag_result.strip() in ("", "*"):
-                game.headers["Result"] = result
-            elif result != "*" and _CANONICAL_RESULT.get(tag_result.strip()) != _CANONICAL_RESULT[result]:
-                warn(f"result token {_quote(result)} differs from the Result tag "
-                     f"{_quote(tag_result)}", token.line, result)
-            break
+            return None
+        tags: list[tuple[str, str, int]] = []
+        while token is not None and token.kind == "tag":
+            self.lexer.next()
+            tags.append((token.value[0], token.value[1], token.line))
+            token = self.peek(True)
+        headers, tag_lines = self._headers(tags)
+        at_next = token is not None and token.kind == "tag"
+        variant = self._variant(headers, tag_lines, variant_arg, at_next)
+        game = Game(headers, variant=variant)
+        game.errors = self.warnings
+        self._movetext(game, self._board(headers, tag_lines, variant, at_next))
+        return game
 
-    for commented, parts in comments.items():
-        commented.comment = " ".join(parts)
-    if stack:
-        open_line = stack[-1][2]
-        where = "the next game starts" if token is not None else "the file ends"
-        raise _GameError(f'unterminated variation: "(" at line {open_line} is never closed '
-                         f"({where} first)", open_line, "(", at_next_game=token is not None)
-    return game
+    def _headers(self, tags: list[tuple[str, str, int]]) -> tuple[Headers, dict[str, int]]:
+        headers = Headers()
+        tag_lines: dict[str, int] = {}
+        for name, value, line in tags:
+            if name in headers:
+                self.warn(f"tag {_quote(name, quotes=False)} appears twice: "
+                          f"{_quote(headers[name])}, then {_quote(value)} (the last one counts)",
+                          line, name)
+            headers[name] = value
+            tag_lines[name] = line
+        if "Result" in headers and not headers["Result"].strip():
+            headers["Result"] = "*"  # an empty Result tag: the result is unknown
+        return headers, tag_lines
+
+    @staticmethod
+    def _variant(headers: Headers, tag_lines: dict[str, int], variant_arg: Variant | None,
+                 at_next: bool) -> Variant:
+        if variant_arg is not None:
+            return variant_arg
+        if "GameType" in headers:
+            try:
+                return _game_type_variant(headers["GameType"])
+            except ValueError as err:
+                raise _GameError(str(err), tag_lines["GameType"], headers["GameType"],
+                                 at_next_game=at_next) from None
+        return get_variant(DEFAULT_VARIANT)
+
+    @staticmethod
+    def _board(headers: Headers, tag_lines: dict[str, int], variant: Variant,
+               at_next: bool) -> "Board":
+        from damier.board import Board
+        fen = headers.get("FEN", "").strip()
+        try:
+            return Board(fen or None, variant=variant)
+        except ValueError as err:  # InvalidFenError, or any other complaint about the FEN
+            raise _GameError(f"bad FEN {_quote(fen)}: {_fen_message(str(err), fen)}",
+                             tag_lines["FEN"], fen, at_next_game=at_next) from None
+
+    # -- the movetext ---------------------------------------------------------------------
+
+    def _movetext(self, game: Game, board: "Board") -> None:
+        self.game = game
+        self.board = board
+        self.node: GameNode = game
+        self.depth = 0
+        # per "(" still open: (node, its move, line of "(", variation_start, depth after "(")
+        self.stack: list[tuple[GameNode, Any, int, bool, int]] = []
+        self.variation_start = False
+        self.start_comments: list[str] = []
+        self.comments: dict[GameNode, list[str]] = {}  # joined once at the end: no quadratic "+="
+        token = self.peek(False)
+        while token is not None and token.kind != "tag":
+            self.lexer.next()
+            if token.kind == "result":
+                if self._result(token):
+                    break
+            elif token.kind == "move":
+                self._move(token)
+            elif token.kind in ("nag", "mark"):
+                self.node.nags.add(token.value)
+            elif token.kind == "comment":
+                self._comment(token)
+            elif token.kind == "open":
+                self._open(token)
+            elif token.kind == "close":
+                self._close(token)
+            token = self.peek(False)
+        for commented, parts in self.comments.items():
+            commented.comment = " ".join(parts)
+        if self.stack:   # the file ended, or the next game's tags came (a result ends only
+            open_line = self.stack[-1][2]   # outside a variation)
+            where = "the next game starts" if token is not None else "the file ends"
+            raise _GameError(f'unterminated variation: "(" at line {open_line} is never closed '
+                             f"({where} first)", open_line, "(", at_next_game=token is not None)
+
+    def _move(self, token: _Token) -> None:
+        text, mark = token.value
+        text = text.replace("X", "x")
+        if len(text) > MAX_MOVE_TEXT:
+            raise _GameError(f"cannot read move {_quote(text)}: no move is written in more "
+                             f"than {MAX_MOVE_TEXT} characters", token.line, token.text)
+        try:
+            move = self.board.parse_move(text)
+        except AmbiguousMoveError as err:
+            raise _GameError(_quote_move_message(str(err), text), token.line,
+                             token.text) from None
+        except (IllegalMoveError, ValueError) as err:
+            message = _quote_move_message(str(err), text)
+            if not message.startswith(("illegal move", "cannot read move")):
+                message = f"illegal move {_quote(text)}: {message}"
+            raise _GameError(message, token.line, token.text) from None
+        child = GameNode(self.node, move)
+        self.node.variations.append(child)
+        self.node = child
+        if self.variation_start and self.start_comments:
+            child.starting_comment = " ".join(self.start_comments)
+        self.start_comments = []
+        self.variation_start = False
+        self.board.push(move)
+        self.depth += 1
+        if mark is not None:
+            child.nags.add(mark)
+
+    def _comment(self, token: _Token) -> None:
+        if not token.value:
+            return
+        if self.variation_start:
+            self.start_comments.append(token.value)
+        else:
+            self.comments.setdefault(self.node, []).append(token.value)
+
+    def _open(self, token: _Token) -> None:
+        if self.node.parent is None:
+            raise _GameError('variation "(" before any move: a variation is an alternative to '
+                             "the move before it", token.line, "(")
+        last = self.board.pop()
+        self.depth -= 1
+        self.stack.append((self.node, last, token.line, self.variation_start, self.depth))
+        self.node = self.node.parent
+        self.variation_start = True
+        self.start_comments = []
+
+    def _close(self, token: _Token) -> None:
+        if not self.stack:
+            raise _GameError('unexpected ")": no variation is open', token.line, ")")
+        if self.variation_start:
+            self.warn("empty variation ignored", token.line, ")")
+        self.node, last, _, self.variation_start, open_depth = self.stack.pop()
+        while self.depth > open_depth:
+            self.board.pop()
+            self.depth -= 1
+        self.board.push(last)
+        self.depth += 1
+        self.variation_start = False
+        self.start_comments = []
+
+    def _result(self, token: _Token) -> bool:
+        """A result token: True when it ends the game (outside a variation)."""
+        if self.stack:
+            self.warn(f"result {_quote(token.text)} inside a variation ignored", token.line,
+                      token.text)
+            return False
+        result = token.value
+        headers = self.game.headers
+        tag_result = headers.get("Result")
+        if tag_result is None or tag_result.strip() in ("", "*"):
+            headers["Result"] = result
+        elif (result != "*"
+              and _CANONICAL_RESULT.get(tag_result.strip()) != _CANONICAL_RESULT[result]):
+            self.warn(f"result token {_quote(result)} differs from the Result tag "
+                      f"{_quote(tag_result)}", token.line, result)
+        return True
 
 
 class GameReader(Iterator[Game]):
