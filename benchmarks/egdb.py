@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 
 from damier import Board, _core
-from damier.egdb import build, open_database, signatures
+from damier.egdb import open_database, signatures
+from damier.egdb_build import build
 from damier.variants import get_variant
 
 

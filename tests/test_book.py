@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 import damier
-import damier.book as book_module
+import damier.book_build as book_build
 from damier._core import MATE_THRESHOLD
-from damier.book import Book, BookError, BookMove, BuildSettings, build, shipped_book
+from damier.book import Book, BookError, BookMove, shipped_book
+from damier.book_build import BuildSettings, build
 from damier.cli import main
 from damier.engine import Engine, Limit
 
@@ -322,7 +323,7 @@ def test_an_interrupted_build_resumes_to_the_same_book(tmp_path: Path,
         build(positions=6, settings=SMALL, state=tmp_path / "parts.json",
               out=tmp_path / "parts.bin")
     # Ctrl-C in the middle of the fourth expansion: three are saved, the rest resumes
-    real = book_module._score_moves
+    real = book_build._score_moves
     calls = []
 
     def interrupted(*args: Any, **kwargs: Any) -> Any:
@@ -331,12 +332,12 @@ def test_an_interrupted_build_resumes_to_the_same_book(tmp_path: Path,
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(book_module, "_score_moves", interrupted)
+    monkeypatch.setattr(book_build, "_score_moves", interrupted)
     state = tmp_path / "ctrl-c.json"
     with pytest.raises(KeyboardInterrupt):
         build(positions=6, settings=SMALL, state=state, save_every=100)
     assert len(json.loads(state.read_text())["positions"]) == 3
-    monkeypatch.setattr(book_module, "_score_moves", real)
+    monkeypatch.setattr(book_build, "_score_moves", real)
     assert build(positions=6, settings=SMALL, state=state).to_bytes() == whole.to_bytes()
 
 

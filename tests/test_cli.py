@@ -71,3 +71,22 @@ def test_serve_uses_the_book_unless_no_book(monkeypatch, tmp_path: Path) -> None
         args = parser.parse_args(["serve", "--db", db, *extra])
         assert serve_command(args, io.StringIO(), io.StringIO()) == 0
     assert made == [True, False]
+
+
+def test_the_command_fronts_run_as_modules_of_cli():
+    """``python -m damier.cli.openings`` (and ``.book``, ``.puzzles``) is ``damier openings``;
+    the library modules that had a command line say where it went, in one line."""
+    shipped = ROOT / "src" / "damier" / "data" / "openings_international.pdn"
+    r = subprocess.run([sys.executable, "-m", "damier.cli.openings", "--check", str(shipped)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == run("openings", "--check", str(shipped)).stdout
+    assert re.fullmatch(r"\d+ openings in .*openings_international\.pdn\n", r.stdout)
+    for name, words in (("book", "build|show|stats"), ("puzzles", "mine|verify|stats")):
+        r = subprocess.run([sys.executable, "-m", f"damier.cli.{name}", "--help"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stdout == run(name, "--help").stdout
+        r = subprocess.run([sys.executable, "-m", f"damier.{name}", "stats", "x"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and r.stdout == ""
+        assert r.stderr == (f"damier.{name} has no command line: run 'damier {name} {words} "
+                            f"...' (or python -m damier.cli.{name})\n")

@@ -26,10 +26,11 @@ from pathlib import Path
 import pytest
 
 from damier import Board
-from damier import egdb
-from damier.cli import main as cli_main
-from damier.egdb import (BuildProgress, MissingTableError, TableError, Wdl, build,
-                         open_database, signature_name, signatures)
+from damier import egdb, egdb_build
+from damier.cli import egdb as cli_egdb, main as cli_main
+from damier.egdb import (MissingTableError, TableError, Wdl, open_database, signature_name,
+                         signatures)
+from damier.egdb_build import BuildProgress, build
 from damier.oracle import Position
 from damier.variants import Variant, get_variant
 
@@ -412,7 +413,7 @@ def test_verify_finds_a_wrong_value(tmp_path: Path) -> None:
     old = values[2 * slot] | (values[2 * slot + 1] << 8)
     assert old != 0                                          # a capture: decided
     values[2 * slot:2 * slot + 2] = (0).to_bytes(2, "little")  # now claims a draw
-    egdb._write_table(path, get_variant("international"), (1, 0, 1, 0), values)
+    egdb_build._write_table(path, get_variant("international"), (1, 0, 1, 0), values)
     result = egdb.verify(tmp_path, threads=2)
     assert result[(1, 0, 1, 0)] >= 1 and result[(0, 1, 0, 1)] == 0
     code, out, _ = _cli(["egdb", "verify", "--dir", str(tmp_path)])
@@ -564,7 +565,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str],
 def test_cli_ctrl_c_says_it_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
-    monkeypatch.setattr(egdb, "build", interrupted)
+    monkeypatch.setattr(cli_egdb, "build", interrupted)
     code, _, err = _cli(["egdb", "build", "--pieces", "2", "--dir", str(tmp_path)])
     assert code == 130 and "resume" in err
 
@@ -581,7 +582,7 @@ def test_cli_build_without_pieces_builds_the_variants_default(
     def recording(root: Path, *, pieces: int, variant: Variant, **kwargs: object) -> list[object]:
         asked.append((variant.name, pieces))
         return []
-    monkeypatch.setattr(egdb, "build", recording)
+    monkeypatch.setattr(cli_egdb, "build", recording)
     code, out, err = _cli(["egdb", "build", "--variant", variant, "--dir", str(tmp_path)])
     assert code == 0, err
     assert asked == [(variant, expected)]

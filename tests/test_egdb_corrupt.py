@@ -29,7 +29,9 @@ import pytest
 from damier import Board
 from damier import egdb
 from damier.cli import build_parser, main as cli_main
-from damier.egdb import MissingTableError, Table, TableError, build, open_database
+from damier.cli.options import egdb_setting
+from damier.egdb import MissingTableError, Table, TableError, open_database
+from damier.egdb_build import build
 from damier.engine import Engine
 
 HEADER_SIZE = 128
@@ -418,6 +420,6 @@ def test_egdb_option_must_be_a_directory(command: str, what: str, problem: str,
 @pytest.mark.parametrize("command", ["play", "serve", "hub"])
 def test_egdb_option_takes_a_directory(command: str, tmp_path: Path) -> None:
     args = build_parser().parse_args([command, "--egdb", str(tmp_path)])
-    assert egdb.egdb_setting(args) == str(tmp_path)
+    assert egdb_setting(args) == str(tmp_path)
     args = build_parser().parse_args([command])
-    assert egdb.egdb_setting(args) is True
+    assert egdb_setting(args) is True

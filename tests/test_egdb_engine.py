@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from damier import Board
-from damier.egdb import Wdl, build, open_database
+from damier.egdb import Wdl, open_database
+from damier.egdb_build import build
 from damier.engine import MATE_SCORE, Engine, Limit
 from damier.outcome import Termination
 

@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 
 from damier import Board
-from damier import egdb
+from damier import egdb, egdb_build
 from damier._core import egdb_key, egdb_position
 from damier.cli import main as cli_main
-from damier.egdb import BuildProgress, SignatureReport, build, signatures
+from damier.egdb import signatures
+from damier.egdb_build import BuildProgress, SignatureReport, build
 from damier.variants import VARIANTS, get_variant
 
 
@@ -65,7 +66,7 @@ def test_ray_build_gives_the_local_files(local_ray: Any, local3: tuple[Path, lis
     reports = build(tmp_path, pieces=3, ray=True, progress=events.append)
     assert _files(tmp_path / "international") == _files(local / "international")
     assert _plain(reports) == _plain(local_reports)
-    assert [e.done for e in events] == list(range(1, len(egdb._pairs(3)) + 1))
+    assert [e.done for e in events] == list(range(1, len(egdb_build._pairs(3)) + 1))
     assert not any(e.skipped for e in events)
     again: list[BuildProgress] = []
     assert _plain(build(tmp_path, pieces=3, ray=True, progress=again.append)) == \
@@ -119,8 +120,8 @@ def test_levels_hold_every_successor() -> None:
     rng = random.Random(11)
     for name in VARIANTS:
         v = get_variant(name)
-        pairs = egdb._pairs(4)
-        level = {s: i for i, group in enumerate(egdb._levels(pairs)) for s in group}
+        pairs = egdb_build._pairs(4)
+        level = {s: i for i, group in enumerate(egdb_build._levels(pairs)) for s in group}
         level.update({egdb._mirror(s): i for s, i in list(level.items())})
         assert sorted(level) == sorted(signatures(4))
         for s in signatures(4):

@@ -160,11 +160,14 @@ def test_bad_engine_specs(text: str, message: str) -> None:
 
 
 def test_parse_clock() -> None:
-    clock = parse_clock("60+0.5")
+    # the one clock grammar of play, match and the web: TIME in minutes (or M:SS, or with
+    # a unit), the increment in seconds
+    clock = parse_clock("1+0.5")
     assert (clock.white_time, clock.black_time, clock.white_increment) == (60.0, 60.0, 0.5)
+    assert parse_clock("60s+0.5") == clock and parse_clock("1m+0.5s") == clock
     assert parse_clock("3:00+2").white_time == 180.0
-    assert parse_clock("40/120").moves_to_go == 40
-    for bad in ("", "fast", "0+1", "1+x"):
+    assert parse_clock("40/2").moves_to_go == 40 and parse_clock("40/2").white_time == 120.0
+    for bad in ("", "fast", "0+1", "1+x", "1h", "60+0.5+1", "1001/1"):
         with pytest.raises(ValueError, match="bad clock"):
             parse_clock(bad)
 
@@ -286,7 +289,7 @@ def test_flag_fall_loses_on_time() -> None:
         time.sleep(0.35)
         return first_move(board)
 
-    result = run_match(FASTER, lambda: FakePlayer("slow", slow), games=2, clock="0.2+0",
+    result = run_match(FASTER, lambda: FakePlayer("slow", slow), games=2, clock="0.2s+0",
                        openings=[["32-28"]], progress=False, seed=1)
     assert result.wins == 2
     assert all(g.termination == "time forfeit" and "lost on time" in g.reason
@@ -295,7 +298,7 @@ def test_flag_fall_loses_on_time() -> None:
 
 
 def test_clock_game(tmp_path: Path) -> None:
-    result = run_match("damier:hash=1", "damier:hash=1,level=3", games=2, clock="2+0.05",
+    result = run_match("damier:hash=1", "damier:hash=1,level=3", games=2, clock="2s+0.05",
                        progress=False, seed=2, max_plies=16)
     assert len(result.games) == 2
     assert all(g.termination in ("adjudication", "normal") for g in result.games)
@@ -340,7 +343,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="games"):
         run_match(FAST, FAST, games=0, progress=False)
     with pytest.raises(ValueError, match="not both"):
-        run_match(FAST, FAST, games=2, movetime=0.1, clock="1+0", progress=False)
+        run_match(FAST, FAST, games=2, movetime=0.1, clock="1s+0", progress=False)
     with pytest.raises(ValueError, match="illegal move"):
         run_match(FAST, FAST, games=2, openings=[["32-29"]], progress=False)
     with pytest.raises(EngineSpecError):
@@ -369,7 +372,7 @@ def test_shipped_openings() -> None:
         fens.add(board.fen())
     assert len(fens) == len(openings)  # no transpositions
     header = path.read_text(encoding="utf-8").splitlines()[:6]
-    assert any("python -m damier.openings --generate" in line for line in header)
+    assert any("damier openings --generate" in line for line in header)
     assert shipped_openings_path("english") is None
     with pytest.raises(FileNotFoundError, match="ships no openings"):
         load_openings(variant="english")

@@ -17,6 +17,7 @@ import pytest
 
 import damier
 from damier import puzzles
+from damier.cli.puzzles import main as puzzles_main
 from damier.engine import Engine
 from damier.puzzles import (Puzzle, check_move, load_puzzles, material, mine, mine_position,
                             prove, puzzle_id, rate, read_puzzles, verify)
@@ -167,7 +168,7 @@ def test_every_shipped_puzzle_is_proven() -> None:
 def test_shipped_manifest_says_how_the_set_was_made() -> None:
     path = Path(puzzles.__file__).parent / "data" / "puzzles_international.json"
     found, manifest = read_puzzles(path)
-    assert manifest["command"].startswith("python -m damier.puzzles mine --variant international")
+    assert manifest["command"].startswith("damier puzzles mine --variant international")
     assert manifest["engine"]["commit"]
     counts = manifest["counts"]
     assert counts["unique_puzzles"] == len(found)
@@ -247,7 +248,7 @@ def test_cli_mine_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                           capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "p.json"
     journal = tmp_path / "p.journal.jsonl"
-    assert puzzles.main(MINE_ARGS + ["--games", "2", "--out", str(out)]) == 0
+    assert puzzles_main(MINE_ARGS + ["--games", "2", "--out", str(out)]) == 0
     assert [g["game"] for g in _journal_games(journal)] == [1, 2]
     assert "2 game(s) mined" in capsys.readouterr().out
 
@@ -260,7 +261,7 @@ def test_cli_mine_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         raise KeyboardInterrupt
 
     monkeypatch.setattr(puzzles, "mine_game", interrupted)
-    assert puzzles.main(MINE_ARGS + ["--games", "3", "--out", str(out)]) == 130
+    assert puzzles_main(MINE_ARGS + ["--games", "3", "--out", str(out)]) == 130
     assert calls == ["selfplay seed 5 game 3"]
     assert [g["game"] for g in _journal_games(journal)] == [1, 2]
     assert "run the same command again to resume" in capsys.readouterr().err
@@ -268,12 +269,14 @@ def test_cli_mine_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     # the rerun does game 3 only
     monkeypatch.setattr(puzzles, "mine_game", lambda *a, **k: calls.append(k["source"])
                         or real(*a, **k))
-    assert puzzles.main(MINE_ARGS + ["--games", "3", "--out", str(out)]) == 0
+    assert puzzles_main(MINE_ARGS + ["--games", "3", "--out", str(out)]) == 0
     assert calls == ["selfplay seed 5 game 3"] * 2
     assert "1 game(s) mined" in capsys.readouterr().out
     assert [g["game"] for g in _journal_games(journal)] == [1, 2, 3]
     found, manifest = read_puzzles(out)
     assert manifest["games_done"] == 3
+    assert manifest["command"] == ("damier puzzles mine --variant english --games 3 --depth 4 "
+                                   "--out p.json --seed 5 --nodes 300 --max-proof-depth 5")
     # two runs mined games: the first from game 1, the last from game 3
     assert [s["first_game"] for s in manifest["sessions"]] == [1, 3]
     assert manifest["counts"]["games"] == 3
@@ -281,13 +284,13 @@ def test_cli_mine_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
     # the same game is the same game: game 3 mined afresh gives the same record
     fresh = tmp_path / "fresh.json"
-    assert puzzles.main(MINE_ARGS + ["--games", "3", "--out", str(fresh)]) == 0
+    assert puzzles_main(MINE_ARGS + ["--games", "3", "--out", str(fresh)]) == 0
     again = _journal_games(tmp_path / "fresh.journal.jsonl")
     assert [g["moves"] for g in again] == [g["moves"] for g in _journal_games(journal)]
     assert [g["puzzles"] for g in again] == [g["puzzles"] for g in _journal_games(journal)]
 
     # other settings are refused
-    assert puzzles.main(MINE_ARGS + ["--games", "3", "--out", str(out), "--min-gain", "2"]) == 2
+    assert puzzles_main(MINE_ARGS + ["--games", "3", "--out", str(out), "--min-gain", "2"]) == 2
     assert "other settings" in capsys.readouterr().err
 
 
@@ -296,11 +299,11 @@ def test_cli_verify_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     bad = Puzzle.new("international", "W:W32,33:B28,3", ["32x23"], 1, 800, 3, "b")
     path = tmp_path / "set.json"
     puzzles.write_puzzles(path, [good, bad], {"command": "by hand"})
-    assert puzzles.main(["verify", str(path), "--no-progress"]) == 1
+    assert puzzles_main(["verify", str(path), "--no-progress"]) == 1
     captured = capsys.readouterr()
     assert "1/2 puzzles proven" in captured.out
     assert "not unique" in captured.err
-    assert puzzles.main(["stats", str(path), "--json"]) == 0
+    assert puzzles_main(["stats", str(path), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["puzzles"] == 2
     assert summary["rating"]["min"] == 800 and summary["rating"]["max"] == 1460

@@ -1,6 +1,6 @@
 """Opening books: positions of the first plies with their moves scored by searches
-backed up by minimax, read from and written to a compact binary file, and built
-from a variant's start position with damier's own search.
+backed up by minimax, read from and written to a compact binary file (built from a
+variant's start position with damier's own search by :mod:`damier.book_build`).
 
 A :class:`Book` maps a position to its book moves (:class:`BookMove`: the move,
 its score in centi-men from the side to move's view, and the plies of lookahead
@@ -62,17 +62,9 @@ Traceback (most recent call last):
 ...
 damier.book.BookError: this opening book is for International draughts, not English
 
-**Building** (:func:`build`, ``damier book build``) is a drop-out expansion
-from the start position: every expanded position has each of its moves scored
-by one multi-PV search of damier's engine (a fixed number of nodes per move,
-one thread, an emptied hash table: the same settings give the same book); the
-scores are backed up the tree by negamax, and the next position to expand is
-the unexpanded child with the cheapest path from the root, a path costing, for
-each move along it, ``weight * (best score there - the move's score) +
-ply_cost``. Moves more than ``max_loss`` centi-men worse than the best are never
-followed. The tree is saved to a state file as it grows (atomically), so a build
-stopped by Ctrl-C or a crash resumes where it stopped, and ``--positions`` may
-grow from one run to the next.
+**Building** a book (``damier book build``) is :mod:`damier.book_build`'s work: a
+drop-out expansion from the start position, each position's moves scored by damier's
+search.
 
 The shipped book of a variant is :func:`shipped_book` (the registry's
 :attr:`~damier.variants.Variant.book_file` in ``damier/data/``, with a JSON
@@ -82,34 +74,22 @@ from a book when given one (``Engine(book=True)``: the shipped book).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import heapq
-import json
-import math
 import os
 import random
-import shlex
 import struct
-import sys
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO
+from typing import IO, Any, NamedTuple
 
-from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
+from damier._core import MATE_SCORE, Move
 from damier.board import Board
-from damier.progress import ProgressBar
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
-if TYPE_CHECKING:
-    from damier.engine import Engine
-
-__all__ = ["Book", "BookMove", "BookError", "BuildSettings", "build", "position_key",
+__all__ = ["Book", "BookMove", "BookError", "book_stats", "check_margin", "position_key",
            "shipped_book", "FORMAT_VERSION", "MAGIC", "DEFAULT_MARGIN"]
 
 MAGIC = b"DAMRBOOK"
@@ -214,7 +194,9 @@ def _raw(move: Move) -> tuple[int, int, frozenset[int]]:
     return move.from_square, move.to_square, frozenset(move.captures)
 
 
-def _check_margin(margin: Any) -> int:
+def check_margin(margin: Any) -> int:
+    """``margin`` if it is a margin of :meth:`Book.choose` (a whole number of centi-men,
+    0 to ``MATE_SCORE``); a :class:`ValueError` saying so otherwise."""
     if isinstance(margin, bool) or not isinstance(margin, int) or not 0 <= margin <= MATE_SCORE:
         raise ValueError(f"the book margin must be a whole number of centi-men from 0 to "
                          f"{MATE_SCORE}, got {margin!r}")
@@ -292,7 +274,7 @@ class Book:
         """A book move of ``board``'s position, at random (``rng``, or the
         :mod:`random` module) among the legal ones whose score is at most
         ``margin`` centi-men below the best; None when the position has none."""
-        margin = _check_margin(margin)
+        margin = check_margin(margin)
         moves = self.moves(board)
         if not moves:
             return None
@@ -496,531 +478,7 @@ def shipped_book(variant: str | Variant = DEFAULT_VARIANT) -> Book | None:
         return _shipped[chosen.name]
 
 
-# -- building ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BuildSettings:
-    """What a build searches and how it picks the positions to expand (a state
-    file is resumed only with the same settings).
-
-    ``nodes``: search nodes per legal move of an expanded position; ``weight``:
-    the cost of a centi-man of deviation from the best move; ``ply_cost``: the
-    cost of a ply; ``max_loss``: moves worse than the best by more (centi-men)
-    are not followed; ``hash_mb``: the engine's hash table.
-
-    >>> BuildSettings(nodes=0)
-    Traceback (most recent call last):
-    ...
-    ValueError: nodes must be a whole number from 10 to 100000000, got 0
-    """
-
-    variant: str = DEFAULT_VARIANT
-    nodes: int = 20000
-    weight: float = 1.0
-    ply_cost: float = 2.0
-    max_loss: int = 50
-    hash_mb: int = 16
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "variant", get_variant(self.variant).name)
-        for name, low, high in (("nodes", 10, 10 ** 8), ("max_loss", 0, MATE_SCORE),
-                                ("hash_mb", 1, 4096)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(f"{name} must be a whole number from {low} to {high}, "
-                                 f"got {value!r}")
-        for name in ("weight", "ply_cost"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or not 0 <= value <= 1e6:
-                raise ValueError(f"{name} must be a finite number from 0 to 1000000, "
-                                 f"got {value!r}")
-            object.__setattr__(self, name, float(value))
-
-
-_FORCED_PLIES = 12
-"""A position with one legal move is scored by the position after it, and so on
-along a forced line of at most this many plies."""
-
-
-def _parent_score(value: int) -> int:
-    """The score of a move whose resulting position is worth ``value`` to its side
-    to move: negated, a forced result one ply further away."""
-    score = -value
-    if score > MATE_THRESHOLD:
-        score -= 1
-    elif score < -MATE_THRESHOLD:
-        score += 1
-    return score
-
-
-def _position_value(engine: Engine, board: Board, nodes: int,
-                    forced: int) -> tuple[int, int, int]:
-    """``(value, depth, nodes)``: the searched value of ``board`` for its side to move."""
-    legal = board.legal_moves
-    if not legal:
-        return -MATE_SCORE, 0, 0
-    if len(legal) == 1 and forced > 0:
-        child = board.copy(stack=False)
-        child.push(legal[0])
-        value, depth, used = _position_value(engine, child, nodes, forced - 1)
-        return _parent_score(value), depth + 1, used
-    engine.new_game()
-    result = engine.analyse(board, multipv=1, nodes=nodes * len(legal))[0]
-    return result.score, result.depth, result.nodes
-
-
-def _score_moves(engine: Engine, board: Board,
-                 nodes: int) -> tuple[list[Move], list[int], list[int], int]:
-    """Every legal move of ``board`` with its score and depth, and the nodes spent:
-    one multi-PV search of all moves (a single move: the position after it)."""
-    legal = board.legal_moves
-    if len(legal) == 1:
-        child = board.copy(stack=False)
-        child.push(legal[0])
-        value, depth, used = _position_value(engine, child, nodes, _FORCED_PLIES)
-        return legal, [_parent_score(value)], [depth + 1], used
-    engine.new_game()
-    lines = engine.analyse(board, multipv=len(legal), nodes=nodes * len(legal))
-    found = {r.best_move: r for r in lines if r.best_move is not None}
-    used = max((r.nodes for r in lines), default=0)
-    scores: list[int] = []
-    depths: list[int] = []
-    for move in legal:
-        line = found.get(move)
-        if line is None:  # the node limit came before every line had a depth
-            child = board.copy(stack=False)
-            child.push(move)
-            value, depth, more = _position_value(engine, child, nodes, _FORCED_PLIES)
-            used += more
-            scores.append(_parent_score(value))
-            depths.append(depth + 1)
-        else:
-            scores.append(line.score)
-            depths.append(line.depth)
-    return legal, scores, depths, used
-
-
-@dataclass
-class _Node:
-    """An expanded position of the build tree."""
-
-    fen: str
-    ply: int
-    moves: list[Move]
-    scores: list[int]          # the searches' scores of the moves
-    depths: list[int]
-    nodes: int
-    children: list[bytes] = field(default_factory=list)
-    open_children: list[bool] = field(default_factory=list)  # the child has legal moves
-    backed: list[int] = field(default_factory=list)           # scores backed up by negamax
-    value: int = 0
-
-
-class _Tree:
-    """The build tree: expanded positions by key, in expansion order."""
-
-    def __init__(self, settings: BuildSettings) -> None:
-        self.settings = settings
-        self.variant = get_variant(settings.variant)
-        self.nodes: dict[bytes, _Node] = {}
-        self.parents: dict[bytes, list[bytes]] = {}
-        self.root = position_key(Board(variant=self.variant))
-        self.seconds = 0.0
-
-    def __len__(self) -> int:
-        return len(self.nodes)
-
-    def add(self, fen: str, ply: int, moves: list[Move], scores: list[int], depths: list[int],
-            nodes: int) -> None:
-        """Adds an expanded position and backs its value up the tree."""
-        board = Board(fen, variant=self.variant)
-        key = position_key(board)
-        node = _Node(fen, ply, moves, scores, depths, nodes)
-        for move in moves:
-            child = board.copy(stack=False)
-            child.push(move)
-            child_key = position_key(child)
-            node.children.append(child_key)
-            node.open_children.append(bool(child.legal_moves))
-            parents = self.parents.setdefault(child_key, [])
-            if key not in parents:
-                parents.append(key)
-        self.nodes[key] = node
-        self._back_up(key)
-
-    def _back_up(self, start: bytes) -> None:
-        work = [start]
-        steps = 0
-        while work and steps < 100 * (len(self.nodes) + 1):  # bounded, should kings cycle
-            steps += 1
-            key = work.pop()
-            node = self.nodes[key]
-            node.backed = [_parent_score(self.nodes[c].value) if c in self.nodes else s
-                           for c, s in zip(node.children, node.scores)]
-            value = max(node.backed)
-            if value != node.value or key == start:
-                node.value = value
-                work.extend(p for p in self.parents.get(key, ()) if p in self.nodes)
-
-    def next_leaf(self) -> tuple[str, int] | None:
-        """``(fen, ply)`` of the cheapest unexpanded position (ties: the smallest key),
-        or None when none is left."""
-        if self.root not in self.nodes:
-            return Board(variant=self.variant).fen(compact=True), 0
-        weight, ply_cost, max_loss = (self.settings.weight, self.settings.ply_cost,
-                                      self.settings.max_loss)
-        costs: dict[bytes, float] = {self.root: 0.0}
-        done: set[bytes] = set()
-        heap: list[tuple[float, bytes]] = [(0.0, self.root)]
-        best: tuple[float, bytes, bytes, int] | None = None   # cost, key, parent, move index
-        while heap:
-            cost, key = heapq.heappop(heap)
-            if key in done:
-                continue
-            done.add(key)
-            node = self.nodes[key]
-            for index, (child, backed) in enumerate(zip(node.children, node.backed)):
-                loss = node.value - backed
-                if loss > max_loss:
-                    continue
-                total = cost + weight * loss + ply_cost
-                if child in self.nodes:
-                    if total < costs.get(child, math.inf):
-                        costs[child] = total
-                        heapq.heappush(heap, (total, child))
-                elif node.open_children[index]:
-                    if best is None or (total, child) < best[:2]:
-                        best = (total, child, key, index)
-        if best is None:
-            return None
-        _, _, parent_key, index = best
-        parent = self.nodes[parent_key]
-        board = Board(parent.fen, variant=self.variant)
-        board.push(parent.moves[index])
-        return board.fen(compact=True), parent.ply + 1
-
-    def to_book(self) -> Book:
-        """The book of the expanded positions, their moves with backed-up scores."""
-        book = Book(self.variant)
-        memo: dict[bytes, int] = {}
-
-        def best_depth(key: bytes, stack: set[bytes]) -> int:
-            if key in memo:
-                return memo[key]
-            node = self.nodes[key]
-            stack.add(key)
-            index = node.backed.index(node.value)
-            child = node.children[index]
-            depth = (1 + best_depth(child, stack) if child in self.nodes and child not in stack
-                     else node.depths[index])
-            stack.discard(key)
-            memo[key] = depth
-            return depth
-
-        for key, node in self.nodes.items():
-            moves = []
-            for move, child, backed, depth in zip(node.moves, node.children, node.backed,
-                                                  node.depths):
-                if child in self.nodes:
-                    depth = 1 + best_depth(child, {key})
-                moves.append(BookMove(move, max(-_MAX_SCORE, min(_MAX_SCORE, backed)),
-                                      min(depth, 255)))
-            book.add(Board(node.fen, variant=self.variant), moves, nodes=node.nodes)
-        return book
-
-    # -- the state file ---------------------------------------------------------------
-
-    def to_json(self) -> dict[str, Any]:
-        return {"format": "damier-book-state", "version": 1,
-                "settings": asdict(self.settings), "seconds": round(self.seconds, 3),
-                "positions": [{"fen": n.fen, "ply": n.ply,
-                               "moves": [[m.from_square, m.to_square, list(m.captures)]
-                                         for m in n.moves],
-                               "scores": n.scores, "depths": n.depths, "nodes": n.nodes}
-                              for n in self.nodes.values()]}
-
-    def save(self, path: Path) -> None:
-        _write_atomic(path, json.dumps(self.to_json(), separators=(",", ":")).encode())
-
-    @classmethod
-    def load(cls, path: Path, settings: BuildSettings) -> _Tree:
-        """The tree saved in ``path``; a :class:`BookError` when it is not a state
-        file, or was begun with other settings."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise BookError(f"cannot read the build state {path}: {exc.strerror}") from None
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise BookError(f"the build state {path} is not JSON ({exc}); delete it to start "
-                            "again") from None
-        if not isinstance(data, dict) or data.get("format") != "damier-book-state":
-            raise BookError(f"{path} is not a damier book build state")
-        if data.get("version") != 1:
-            raise BookError(f"the build state {path} has version {data.get('version')!r}, "
-                            "this damier reads version 1")
-        saved = data.get("settings")
-        if saved != asdict(settings):
-            saved = saved if isinstance(saved, dict) else {}
-            differ = ", ".join(f"{k} {saved.get(k)!r} (now {v!r})"
-                               for k, v in asdict(settings).items() if saved.get(k) != v)
-            raise BookError(f"the build state {path} was begun with other settings: {differ}; "
-                            "use the same options to resume, or another --state")
-        tree = cls(settings)
-        try:
-            tree.seconds = float(data.get("seconds", 0.0))
-            for number, item in enumerate(data["positions"], start=1):
-                board = Board(item["fen"], variant=tree.variant)
-                legal = {_raw(m): m for m in board.legal_moves}
-                moves = [legal[(int(f), int(t), frozenset(int(c) for c in caps))]
-                         for f, t, caps in item["moves"]]
-                scores = [int(s) for s in item["scores"]]
-                depths = [int(d) for d in item["depths"]]
-                if not moves or len(scores) != len(moves) or len(depths) != len(moves):
-                    raise ValueError(f"position {number}: moves and scores do not match")
-                tree.add(item["fen"], int(item["ply"]), moves, scores, depths,
-                         int(item["nodes"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BookError(f"the build state {path} is damaged ({exc}); delete it to start "
-                            "again") from None
-        return tree
-
-
-def _command_text(settings: BuildSettings, positions: int, out: str | os.PathLike[str] | None
-                  ) -> str:
-    defaults = BuildSettings()
-    parts = ["damier book build", f"--variant {settings.variant}", f"--positions {positions}",
-             f"--nodes {settings.nodes}"]
-    for name, option in (("weight", "--weight"), ("ply_cost", "--ply-cost"),
-                         ("max_loss", "--max-loss"), ("hash_mb", "--hash")):
-        if getattr(settings, name) != getattr(defaults, name):
-            parts.append(f"{option} {getattr(settings, name)}")
-    if out is not None:
-        parts.append(f"--out {shlex.quote(Path(out).name)}")
-    return " ".join(parts)
-
-
-def _manifest(tree: _Tree, book: Book, data: bytes, positions: int,
-              command: str) -> dict[str, Any]:
-    from damier.puzzles import _engine_version
-
-    variant = tree.variant
-    weights = None
-    if variant.eval_weights_file is not None:
-        resource = resources.files("damier").joinpath("data", variant.eval_weights_file)
-        if resource.is_file():
-            weights = hashlib.sha256(resource.read_bytes()).hexdigest()[:16]
-    return {"command": command, "variant": variant.name, "positions": len(book),
-            "positions_asked": positions, "book_moves": book.move_count(),
-            "nodes_per_move": tree.settings.nodes, "settings": asdict(tree.settings),
-            "search_nodes": sum(n.nodes for n in tree.nodes.values()),
-            "seconds": round(tree.seconds, 1),
-            "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "eval_weights_file": variant.eval_weights_file, "eval_weights_sha256": weights,
-            "book_sha256": hashlib.sha256(data).hexdigest(), **_engine_version()}
-
-
-def build(*, positions: int, settings: BuildSettings | None = None,
-          state: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] | None = None,
-          progress: bool = False, stream: TextIO | None = None, save_every: int = 25,
-          save_seconds: float = 20.0, command: str | None = None) -> Book:
-    """Builds (or goes on building) a book of ``positions`` expanded positions and
-    returns it (see the module documentation for the method).
-
-    With ``state``, the tree is read from that file when it exists (it must have
-    been begun with the same ``settings``) and saved to it every ``save_every``
-    expansions or ``save_seconds`` seconds, when the build ends and when it is
-    interrupted (:class:`KeyboardInterrupt` propagates after the save). With
-    ``out``, the book is written there, and its manifest (how it was built) beside
-    it with the suffix ``.json``. ``progress`` shows a bar on ``stream``.
-
-    >>> book = build(positions=2, settings=BuildSettings(nodes=30))
-    >>> import damier
-    >>> len(book), damier.Board() in book
-    (2, True)
-    """
-    settings = settings or BuildSettings()
-    if isinstance(positions, bool) or not isinstance(positions, int) \
-            or not 1 <= positions <= 10 ** 7:
-        raise ValueError(f"positions must be a whole number from 1 to 10000000, "
-                         f"got {positions!r}")
-    if save_every < 1:
-        raise ValueError(f"save_every must be at least 1, got {save_every}")
-    from damier.engine import Engine
-
-    state_path = Path(state) if state is not None else None
-    if state_path is not None and out is not None and state_path.resolve() in (
-            Path(out).resolve(), Path(out).with_suffix(".json").resolve()):
-        raise ValueError(f"the state file and the book's manifest (or the book) would both be "
-                         f"{state_path}: choose another state file")
-    if state_path is not None and state_path.exists():
-        tree = _Tree.load(state_path, settings)
-    else:
-        tree = _Tree(settings)
-    stream = stream if stream is not None else sys.stderr
-    bar = ProgressBar(f"book {tree.variant.name}", total=positions, done=min(len(tree),
-                      positions), stream=stream, enabled=progress)
-    if len(tree) and len(tree) < positions:
-        bar.message(f"resuming from {state_path}: {len(tree)} positions already expanded")
-    engine = Engine(threads=1, hash_mb=settings.hash_mb)
-    started = time.monotonic()
-    last_save = started
-    unsaved = 0
-    try:
-        while len(tree) < positions:
-            leaf = tree.next_leaf()
-            if leaf is None:
-                bar.message("no position left to expand within --max-loss")
-                break
-            fen, ply = leaf
-            board = Board(fen, variant=tree.variant)
-            moves, scores, depths, used = _score_moves(engine, board, settings.nodes)
-            tree.add(fen, ply, moves, scores, depths, used)
-            now = time.monotonic()
-            tree.seconds += now - started
-            started = now
-            unsaved += 1
-            if state_path is not None and (unsaved >= save_every
-                                           or now - last_save >= save_seconds):
-                tree.save(state_path)
-                unsaved, last_save = 0, now
-            root = tree.nodes[tree.root].value
-            count = len(tree)
-            bar.update(f"ply {ply}, root {root:+d}", advance=1,
-                       line=(f"{count}/{positions} positions expanded, root {root:+d}, "
-                             f"{tree.seconds:.0f} s"
-                             if count % 50 == 0 or count == positions else None))
-    finally:
-        bar.close()
-        if state_path is not None and unsaved:
-            tree.save(state_path)
-    book = tree.to_book()
-    if out is not None:
-        data = book.to_bytes()
-        _write_atomic(Path(out), data)
-        manifest = _manifest(tree, book, data, positions,
-                             command or _command_text(settings, positions, out))
-        _write_atomic(Path(out).with_suffix(".json"),
-                      (json.dumps(manifest, indent=1) + "\n").encode())
-    return book
-
-
-# -- the command line ----------------------------------------------------------------------
-
-
-def add_book_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
-                    ) -> argparse.ArgumentParser:
-    """Adds the ``book`` subcommand (``build``, ``show``, ``stats``) to ``damier``'s
-    subparsers; ``damier.cli.main`` runs it with ``book_command(args, out, err)``."""
-    p = subparsers.add_parser("book", help="build, show and count opening books",
-                              description="Build an opening book with damier's own search "
-                              "(resumable), show a position's book moves, count a book.")
-    sub = p.add_subparsers(dest="book_action", metavar="COMMAND")
-    sub.required = True
-    defaults = BuildSettings()
-    b = sub.add_parser("build", help="build a book by drop-out expansion (resumable)",
-                       description="Expand positions from the start position, best first, "
-                       "scoring every move with a search. Ctrl-C stops; the same command "
-                       "again resumes.")
-    b.add_argument("--variant", default=DEFAULT_VARIANT,
-                   help=f"variant: {', '.join(VARIANTS)} (default {DEFAULT_VARIANT})")
-    b.add_argument("--positions", type=int, required=True,
-                   help="expanded positions in all (those already in --state are kept)")
-    b.add_argument("--nodes", type=int, default=defaults.nodes,
-                   help=f"search nodes per legal move of a position (default {defaults.nodes})")
-    b.add_argument("--out", help="book file to write (default book_VARIANT.bin)")
-    b.add_argument("--state", help="build state, for resuming (default OUT.state.json)")
-    b.add_argument("--weight", type=float, default=defaults.weight,
-                   help="cost of a centi-man below the best move (default "
-                   f"{defaults.weight:g})")
-    b.add_argument("--ply-cost", type=float, default=defaults.ply_cost,
-                   help=f"cost of a ply (default {defaults.ply_cost:g})")
-    b.add_argument("--max-loss", type=int, default=defaults.max_loss,
-                   help="moves this many centi-men below the best are not followed "
-                   f"(default {defaults.max_loss})")
-    b.add_argument("--hash", type=int, default=defaults.hash_mb, metavar="MB",
-                   help=f"engine hash table in MiB (default {defaults.hash_mb})")
-    b.add_argument("--no-progress", action="store_true", help="no progress output")
-    s = sub.add_parser("show", help="the book moves of a position")
-    s.add_argument("fen", nargs="?", help="the position (default: the start position)")
-    s.add_argument("--book", help="book file (default: the variant's shipped book)")
-    s.add_argument("--variant", help="variant (default: the book's, or international)")
-    s.add_argument("--margin", type=int, default=DEFAULT_MARGIN,
-                   help=f"mark the moves an engine may play, centi-men (default "
-                   f"{DEFAULT_MARGIN})")
-    t = sub.add_parser("stats", help="count a book's positions and moves")
-    t.add_argument("file")
-    t.add_argument("--json", action="store_true", help="print JSON")
-    return p
-
-
-def book_command(args: argparse.Namespace, out: TextIO | None = None,
-                 err: TextIO | None = None) -> int:
-    """Runs a parsed ``book build|show|stats`` command; returns the exit status."""
-    out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
-    action = args.book_action
-    try:
-        if action == "build":
-            return _build_command(args, out, err)
-        if action == "show":
-            return _show_command(args, out)
-        return _stats_command(args, out)
-    except (OSError, ValueError) as exc:
-        err.write(f"damier book {action}: {exc}\n")
-        return 2
-
-
-def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    settings = BuildSettings(variant=get_variant(args.variant).name, nodes=args.nodes,
-                             weight=args.weight, ply_cost=args.ply_cost,
-                             max_loss=args.max_loss, hash_mb=args.hash)
-    target = Path(args.out or f"book_{settings.variant}.bin")
-    state = Path(args.state) if args.state else target.with_name(target.name + ".state.json")
-    command = _command_text(settings, args.positions, target)
-    try:
-        book = build(positions=args.positions, settings=settings, state=state, out=target,
-                     progress=not args.no_progress, stream=err, command=command)
-    except KeyboardInterrupt:
-        err.write(f"\nstopped; the positions expanded are kept in {state}: run the same "
-                  "command again to resume\n")
-        return 130
-    out.write(f"{len(book)} positions, {book.move_count()} book moves: {target} "
-              f"(manifest {target.with_suffix('.json')}, state {state})\n")
-    return 0
-
-
-def _show_command(args: argparse.Namespace, out: TextIO) -> int:
-    margin = _check_margin(args.margin)
-    if args.book:
-        book = Book.read(args.book, variant=args.variant)
-    else:
-        variant = get_variant(args.variant or DEFAULT_VARIANT)
-        shipped = shipped_book(variant)
-        if shipped is None:
-            raise BookError(f"damier ships no opening book for {variant.title} draughts; "
-                            "give one with --book")
-        book = shipped
-    board = Board(args.fen, variant=book.variant) if args.fen else Board(variant=book.variant)
-    moves = book.moves(board)
-    out.write(f"{board.fen(compact=True)}\n")
-    if not moves:
-        out.write("not in the book\n")
-        return 1
-    from damier.engine import format_score
-
-    best = moves[0].score
-    for move in moves:
-        mark = "*" if move.score >= best - margin else " "
-        out.write(f"{mark} {board.notation(move.move):<12} {format_score(move.score):>10}  "
-                  f"depth {move.depth}\n")
-    out.write(f"(* within {margin} centi-men of the best: the moves an engine plays; "
-              f"{book.nodes(board)} nodes searched here)\n")
-    return 0
-
-
-def _stats(book: Book) -> dict[str, Any]:
+def book_stats(book: Book) -> dict[str, Any]:
     """Counts of ``book``: positions, moves, and the positions reached from the start
     position through book moves, by ply (the first ply each is reached at)."""
     start = Board(variant=book.variant)
@@ -1056,44 +514,6 @@ def _stats(book: Book) -> dict[str, Any]:
             "positions_by_ply": by_ply, "main_line": line, "start_moves": root}
 
 
-def _stats_command(args: argparse.Namespace, out: TextIO) -> int:
-    book = Book.read(args.file)
-    stats = _stats(book)
-    manifest_path = Path(args.file).with_suffix(".json")
-    if manifest_path.is_file():
-        try:
-            stats["manifest"] = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except ValueError:
-            stats["manifest"] = None
-    if args.json:
-        out.write(json.dumps(stats, indent=1) + "\n")
-        return 0
-    out.write(f"{book.variant.title} opening book: {stats['positions']} positions, "
-              f"{stats['book_moves']} book moves, {stats['reached_from_start']} reached from "
-              "the start position through book moves\n")
-    if stats["positions_by_ply"]:
-        out.write("positions by ply: " + ", ".join(
-            f"{ply}: {count}" for ply, count in stats["positions_by_ply"].items()) + "\n")
-    if stats["start_moves"]:
-        out.write("start position: " + ", ".join(
-            f"{m['move']} {m['score']:+d}" for m in stats["start_moves"]) + "\n")
-        out.write(f"main line ({len(stats['main_line'])} plies): "
-                  f"{' '.join(stats['main_line'])}\n")
-    manifest = stats.get("manifest")
-    if isinstance(manifest, dict) and manifest.get("command"):
-        out.write(f"built by: {manifest['command']} ({manifest.get('seconds')} s, "
-                  f"{manifest.get('date')}, commit {manifest.get('commit')})\n")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m damier.book build|show|stats ...``."""
-    parser = argparse.ArgumentParser(prog="python -m damier.book")
-    sub = parser.add_subparsers(dest="command")
-    add_book_parser(sub)
-    args = parser.parse_args(["book", *(argv if argv is not None else sys.argv[1:])])
-    return book_command(args)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+if __name__ == "__main__":  # pragma: no cover - the command line is damier.cli.book
+    raise SystemExit("damier.book has no command line: run 'damier book build|show|stats ...' "
+                     "(or python -m damier.cli.book)")

@@ -5,11 +5,13 @@ loss) and the distance to the end of the game in plies with best play (the winne
 fast as it can, the loser as slowly; captures and promotions do not reset it). The
 tables are computed by the compiled core (``_egdb.pxi``: a retrograde analysis
 by distance levels on the core's own move generator, then a forward verification of
-every position) and probed like python-chess's ``chess.syzygy``:
+every position; :mod:`damier.egdb_build` builds them) and probed like python-chess's
+``chess.syzygy``:
 
 >>> import tempfile
 >>> from damier import Board
->>> from damier.egdb import Wdl, build, open_database
+>>> from damier.egdb import Wdl, open_database
+>>> from damier.egdb_build import build
 >>> tmp = tempfile.TemporaryDirectory()
 >>> report = build(tmp.name, pieces=2)            # 2 pieces: well under a second
 >>> with open_database(tmp.name) as db:       # a king each: a draw ...
@@ -35,19 +37,6 @@ unused. Every position is stored, those where the side to move must capture incl
 a probe is one look-up (no capture search). The rules are those of the core's
 move generator for the variant (men capturing backwards or not, flying or short kings,
 the majority rule or free choice); a player who cannot move (or has no piece) loses.
-
-Building on a Ray cluster
--------------------------
-``damier egdb build --pieces 6 --ray --address HOST:PORT`` (``build(..., ray=True,
-address=...)``; a local Ray without ``--address``; Ray comes with ``damier[train]``) farms
-the pairs out as Ray tasks, level by level: a pair's level is one more than the highest
-level of the pairs its captures and promotions lead to, so the pairs of a level are
-independent. Each task loads only the tables its pair leads to, solves and verifies it
-with the compiled solver and writes its two files; the driver waits for a level before
-starting the next, shows the same progress, skips pairs already built and cancels the
-running tasks on Ctrl-C (a rerun resumes). The directory must be on a file system that
-the driver and every worker share, at the same path (NFS or the like), and every node
-needs the same damier; ``--threads`` is each task's threads (and Ray CPUs).
 
 File format (version 2, little-endian)
 --------------------------------------
@@ -93,7 +82,6 @@ them (delete the files and run ``damier egdb build`` again) gives version 2 file
 
 from __future__ import annotations
 
-import argparse
 import enum
 import hashlib
 import logging
@@ -102,29 +90,24 @@ import os
 import struct
 import sys
 import threading
-import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, NamedTuple, TextIO
 
 from damier import _core
 from damier.board import Board
-from damier.progress import ProgressBar
-from damier.raytasks import start_ray
-from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "BuildProgress",
-           "SignatureReport", "open_database", "build", "default_directory", "signatures",
-           "signature_name", "verify", "verify_report", "VerifyReport", "shared_tables",
-           "FORMAT_VERSION", "MAX_PIECES", "EgdbSetting", "add_engine_egdb_arguments",
-           "egdb_setting", "Verdict", "DEFAULT_ENGINE_PIECES", "FIRST_USE_PIECES",
-           "QUICK_LOAD_PIECES"]
+__all__ = ["Wdl", "MissingTableError", "TableError", "Database", "Table", "TableInfo",
+           "open_database", "default_directory", "signatures", "signature_name",
+           "table_files", "table_info", "verify", "verify_report", "VerifyReport",
+           "shared_tables", "FORMAT_VERSION", "MAX_PIECES", "EgdbSetting", "Verdict",
+           "DEFAULT_ENGINE_PIECES", "FIRST_USE_PIECES", "QUICK_LOAD_PIECES"]
 
 Signature = tuple[int, int, int, int]
 
@@ -148,7 +131,8 @@ memory, the 2-4 piece tables of International take 94 MB, the 5-piece ones 3.8 G
 FIRST_USE_PIECES = 3
 """An engine given the default directory (``egdb=True``: ``damier play``, ``serve`` and
 ``hub``) builds the tables of up to this many pieces there at its first search of a
-variant when they are missing (International: 0.4 s, 160 KB)."""
+variant when they are missing (International: 0.4 s, 160 KB;
+:func:`damier.egdb_build.build_missing`)."""
 QUICK_LOAD_PIECES = 4
 """Tables of at most this many pieces are read into memory before the first search
 that needs them (International: 94 MB, a quarter of a second); larger ones (5 pieces:
@@ -230,17 +214,6 @@ def signatures(pieces: int) -> list[Signature]:
     return out
 
 
-def _pairs(pieces: int) -> list[Signature]:
-    """One signature of each mirror pair, in build order."""
-    seen: set[Signature] = set()
-    out: list[Signature] = []
-    for s in signatures(pieces):
-        if s not in seen:
-            out.append(s)
-            seen.update((s, _mirror(s)))
-    return out
-
-
 # ---------------------------------------------------------------------------
 # Files
 # ---------------------------------------------------------------------------
@@ -254,46 +227,6 @@ def _native(values: bytes | bytearray) -> bytearray:
         a.byteswap()
         out = bytearray(a.tobytes())
     return out
-
-
-def _little(values: bytearray) -> bytes:
-    if sys.byteorder == "big":  # pragma: no cover
-        import array
-        a = array.array("H", bytes(values))
-        a.byteswap()
-        return a.tobytes()
-    return bytes(values)
-
-
-def _write_table(path: Path, variant: Variant, signature: Signature,
-                 values: bytearray) -> int:
-    """Writes a table atomically (the current format version); returns its size in bytes."""
-    wins, draws, losses, unused, longest = _core.egdb_counts(values)
-    raw = _little(values)
-    size = BLOCK_VALUES * 2
-    blocks = [zlib.compress(raw[i:i + size], 6) for i in range(0, len(raw), size)]
-    offsets = [0]
-    for b in blocks:
-        offsets.append(offsets[-1] + len(b))
-    payload = struct.pack(f"<{len(offsets)}Q", *offsets) + b"".join(blocks)
-    fields = HEADER.pack(MAGIC, FORMAT_VERSION, HEADER.size, variant.name.encode("ascii"),
-                         *signature, len(values) // 2, BLOCK_VALUES, len(blocks),
-                         wins, draws, losses, unused, min(longest, 0xFFFF), bytes(32))
-    digest = hashlib.sha256(fields[:_DIGEST_AT])
-    digest.update(payload)
-    header = fields[:_DIGEST_AT] + digest.digest()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(header)
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return HEADER.size + len(payload)
 
 
 @dataclass(frozen=True)
@@ -706,7 +639,7 @@ _SHARED_LOCK = threading.Lock()
 def shared_tables(directory: str | os.PathLike[str] | None = None, *,
                   variant: str | Variant = DEFAULT_VARIANT,
                   pieces: int = DEFAULT_ENGINE_PIECES,
-                  build_missing: int = 0,
+                  prepare: Callable[[Path, Variant], object] | None = None,
                   wait: bool = False) -> tuple[_core.EgTables, int] | None:
     """The tables of ``variant`` of at most ``pieces`` pieces in ``directory`` (default:
     :func:`default_directory`), in memory for the engine: ``(tables, most pieces
@@ -723,24 +656,17 @@ def shared_tables(directory: str | os.PathLike[str] | None = None, *,
     a wrong value. The other tables are sound without it: each was verified when it
     was built.
 
-    ``build_missing``: first builds the tables of up to that many pieces that the
-    directory lacks (:data:`FIRST_USE_PIECES`: under a second), unless it cannot be
-    written."""
+    ``prepare``: called with the directory and the variant before the tables are read,
+    once per process like the reading, and with the same lock held (two engines never
+    run it at once): the engine's first-use build of the small tables that the directory
+    lacks, :func:`damier.egdb_build.build_missing`, goes there."""
     v = get_variant(variant)
     root = Path(directory) if directory is not None else default_directory()
     key = (str(root.resolve()), v.name, pieces)
     with _SHARED_LOCK:
         if key not in _SHARED:
-            if build_missing >= 2 and any(
-                    not (root / v.name / f"{signature_name(s)}{_SUFFIX}").exists()
-                    for s in signatures(build_missing)):
-                try:
-                    build(root, pieces=build_missing, variant=v)
-                except OSError:
-                    pass              # a directory that cannot be written: what is there
-                except TableError as exc:
-                    _log.warning("damier: endgame tables of %s up to %d pieces not built: %s",
-                                 v.name, build_missing, exc)
+            if prepare is not None:
+                prepare(root, v)
             _SHARED[key] = _read_into_memory(root, v, pieces)
         held = _SHARED[key]
     if held is None:
@@ -820,63 +746,6 @@ EgdbSetting = bool | str | os.PathLike[str] | None
 at first use when missing); a directory."""
 
 
-def add_engine_egdb_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--egdb DIR`` and ``--no-egdb`` for the commands that run the engine (``damier
-    play``, ``serve``, ``hub``); :func:`egdb_setting` reads them. A ``DIR`` that is not
-    an existing directory ends the command while its arguments are read, with one line
-    (``damier play: --egdb /x: no such directory``) and exit status 2."""
-    parser.add_argument("--egdb", metavar="DIR", action=_DirectoryAction,
-                        help="endgame databases the engine probes (default: "
-                        f"{default_directory()}, when it holds tables; build them with "
-                        "'damier egdb build')")
-    parser.add_argument("--no-egdb", action="store_true",
-                        help="the engine probes no endgame database")
-    parser.add_argument("--egdb-pieces", type=_pieces_argument, default=DEFAULT_ENGINE_PIECES,
-                        metavar="N",
-                        help="the engine probes positions of at most N pieces and holds "
-                        f"their tables in memory (default {DEFAULT_ENGINE_PIECES}; "
-                        "International: 4 pieces 94 MB, 5 pieces 3.8 GB)")
-
-
-class _DirectoryAction(argparse.Action):
-    """Stores an existing directory; anything else ends the command at once with one
-    line (``damier play: --egdb /x: no such directory``) and exit status 2."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
-        path = str(values)
-        problem = None
-        if not path:
-            problem = "an empty path"
-        elif not os.path.exists(path):
-            problem = "no such directory"
-        elif not os.path.isdir(path):
-            problem = "not a directory"
-        if problem is not None:
-            parser.exit(2, f"{parser.prog}: {option_string or self.dest} {path or repr(path)}: "
-                        f"{problem}\n")
-        setattr(namespace, self.dest, path)
-
-
-def _pieces_argument(text: str) -> int:
-    try:
-        pieces = int(text)
-    except ValueError:
-        pieces = 0
-    if not 2 <= pieces <= MAX_PIECES:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number from 2 to {MAX_PIECES}, not {text!r}")
-    return pieces
-
-
-def egdb_setting(args: argparse.Namespace) -> bool | str:
-    """The engine's ``egdb`` setting from :func:`add_engine_egdb_arguments`' options."""
-    if getattr(args, "no_egdb", False):
-        return False
-    directory: str | None = getattr(args, "egdb", None)
-    return directory if directory else True
-
-
 def open_database(directory: str | os.PathLike[str] | None = None, *,
                   variant: str | Variant = DEFAULT_VARIANT) -> Database:
     """The database of ``variant`` in ``directory`` (default: :func:`default_directory`);
@@ -884,40 +753,30 @@ def open_database(directory: str | os.PathLike[str] | None = None, *,
     return Database(directory, variant=variant)
 
 
+def table_files(directory: str | os.PathLike[str] | None = None, *,
+                variant: str | Variant = DEFAULT_VARIANT) -> list[Path]:
+    """The table files of ``variant`` in ``directory`` (default: :func:`default_directory`),
+    sorted by name; ``[]`` when it has none (``damier egdb info`` lists them)."""
+    root = Path(directory) if directory is not None else default_directory()
+    folder = root / get_variant(variant).name
+    return sorted(folder.glob(f"*{_SUFFIX}")) if folder.is_dir() else []
+
+
+def table_info(path: str | os.PathLike[str], *,
+               variant: str | Variant | None = None) -> TableInfo:
+    """What the header of the table file ``path`` says, once the file is opened and
+    checked as :class:`Table` does (the variant asked for, the signature its name gives
+    when it names one, the checksum): :class:`TableError` names the file and what is
+    wrong, :class:`OSError` when it cannot be read."""
+    path = Path(path)
+    table = Table(path, variant=variant, signature=_parse_signature(path.stem))
+    table.close()
+    return table.info
+
+
 # ---------------------------------------------------------------------------
-# Building
+# Verifying
 # ---------------------------------------------------------------------------
-
-class BuildProgress(NamedTuple):
-    """Given to a build's progress callback after each pair of signatures."""
-    done: int
-    total: int
-    signature: Signature
-    skipped: bool
-    """True when its files were there already (a resumed build)."""
-
-
-@dataclass
-class SignatureReport:
-    """What building one signature gave."""
-    signature: Signature
-    positions: int
-    wins: int
-    draws: int
-    losses: int
-    longest: int
-    bytes: int
-    seconds: float
-    skipped: bool
-
-
-def _load(path: Path, variant: Variant, signature: Signature) -> bytearray:
-    table = Table(path, variant=variant, signature=signature)
-    try:
-        return table.values()
-    finally:
-        table.close()
-
 
 def _chunks(total: int, parts: int) -> Iterator[tuple[int, int]]:
     step = max(4096, -(-total // max(1, parts)))
@@ -930,127 +789,6 @@ def _run(pool: ThreadPoolExecutor | None, jobs: list[Callable[[], int | None]]) 
         return [job() for job in jobs]
     return [f.result() for f in [pool.submit(job) for job in jobs]]
 
-
-def _solve(tables: _core.EgTables, signature: Signature, threads: int,
-           pool: ThreadPoolExecutor | None) -> _core.EgSolver:
-    solver = _core.EgSolver(tables, signature)
-    sizes = solver.sizes()
-    parts = threads * 4 if threads > 1 else 1
-    jobs: list[Callable[[], int | None]] = []
-    for t, size in enumerate(sizes):
-        for start, end in _chunks(size, parts):
-            jobs.append(partial(solver.init_range, t, start, end))
-    _run(pool, jobs)
-    if solver.missing:
-        raise RuntimeError(f"signature {signature_name(signature)}: a table it leads to "
-                           "is missing")
-    solver.solve_levels()
-    checks: list[Callable[[], int | None]] = []
-    for t, size in enumerate(sizes):
-        for start, end in _chunks(size, parts):
-            checks.append(partial(solver.verify_range, t, start, end))
-    bad = sum(n or 0 for n in _run(pool, checks))
-    if bad:
-        raise RuntimeError(f"signature {signature_name(signature)}: verification failed "
-                           f"for {bad} positions")
-    return solver
-
-
-def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
-          variant: str | Variant = DEFAULT_VARIANT, threads: int = 1,
-          progress: bool | Callable[[BuildProgress], None] = False,
-          stream: TextIO | None = None,
-          only: Collection[Signature] | None = None, ray: bool = False,
-          address: str | None = None) -> list[SignatureReport]:
-    """Builds every table of 2 to ``pieces`` pieces of ``variant`` in
-    ``<directory>/<variant>/``, in dependency order, with ``threads`` threads.
-
-    Resumable: each finished signature is written to its own file (atomically), and a
-    rerun loads those and builds only the rest. Each signature is verified (every value
-    the best over its successors) before it is written. ``progress`` is True for a
-    progress bar on ``stream`` (default stderr) or a callable given a
-    :class:`BuildProgress` after each pair of signatures; an exception it raises (such
-    as :class:`KeyboardInterrupt`) stops the build, which a rerun resumes. ``only``
-    limits the build to these signatures (and their mirrors); the tables they lead to
-    must be among them or built already (kings-only signatures lead only to kings-only
-    ones).
-
-    ``ray=True`` (or an ``address``) farms the pairs out as Ray tasks, level by level
-    (:func:`_build_on_ray`): a local Ray by default, the cluster at ``address``
-    otherwise; ``threads`` is then each task's threads (and CPUs). The directory must be
-    on a file system every worker shares, at the same path.
-    """
-    v = get_variant(variant)
-    if not 2 <= pieces <= MAX_PIECES:
-        raise ValueError(f"pieces must be between 2 and {MAX_PIECES}, got {pieces}")
-    if threads < 1:
-        raise ValueError(f"threads must be at least 1, got {threads}")
-    root = Path(directory) if directory is not None else default_directory()
-    folder = root / v.name
-    folder.mkdir(parents=True, exist_ok=True)
-    pairs = _pairs(pieces)
-    if only is not None:
-        wanted = set(only)
-        pairs = [s for s in pairs if s in wanted or _mirror(s) in wanted]
-    if ray or address is not None:
-        return _build_on_ray(folder, v, pieces, pairs, threads=threads, progress=progress,
-                             stream=stream, address=address)
-    tables = _core.EgTables(v.index)
-    if only is not None:
-        covered = set(pairs) | {_mirror(s) for s in pairs}
-        for s in signatures(pieces):
-            path = folder / f"{signature_name(s)}{_SUFFIX}"
-            if s not in covered and path.exists():
-                tables.add(s, _load(path, v, s))
-    reports: list[SignatureReport] = []
-    callback = progress if callable(progress) else None
-    bar = ProgressBar(f"egdb {v.name} {pieces} pieces", total=len(pairs),
-                      stream=stream or sys.stderr, enabled=progress is True)
-    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
-    try:
-        for done, signature in enumerate(pairs, start=1):
-            group = [signature] if _mirror(signature) == signature else [signature,
-                                                                         _mirror(signature)]
-            paths = [folder / f"{signature_name(s)}{_SUFFIX}" for s in group]
-            start = time.perf_counter()
-            skipped = all(p.exists() for p in paths)
-            if skipped:
-                for s, p in zip(group, paths):
-                    table = Table(p, variant=v, signature=s)
-                    try:
-                        values = table.values()
-                    finally:
-                        table.close()
-                    tables.add(s, values)
-                    info = table.info
-                    reports.append(SignatureReport(s, info.positions, info.wins, info.draws,
-                                                   info.losses, info.longest,
-                                                   p.stat().st_size, 0.0, True))
-            else:
-                solver = _solve(tables, signature, threads, pool)
-                seconds = (time.perf_counter() - start) / len(group)
-                for i, (s, p) in enumerate(zip(group, paths)):
-                    values = solver.values0 if i == 0 else solver.values1
-                    size = _write_table(p, v, s, values)
-                    wins, draws, losses, _unused, longest = _core.egdb_counts(values)
-                    reports.append(SignatureReport(s, len(values) // 2, wins, draws, losses,
-                                                   longest, size, seconds, False))
-            names = "/".join(signature_name(s) for s in group)
-            bar.update(names, advance=1,
-                       line=f"{names}: {'already built' if skipped else 'built'} "
-                            f"({done}/{len(pairs)})")
-            if callback is not None:
-                callback(BuildProgress(done, len(pairs), signature, skipped))
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-        bar.close()
-    return reports
-
-
-# ---------------------------------------------------------------------------
-# Building on Ray: the pairs of a level as tasks
-# ---------------------------------------------------------------------------
 
 def _leads_to(signature: Signature) -> set[Signature]:
     """The signatures outside its pair that a move of the pair of ``signature`` can
@@ -1072,147 +810,6 @@ def _leads_to(signature: Signature) -> set[Signature]:
                     if a:
                         out.add((c - i, d - j, a - 1, b + 1))
     return out
-
-
-def _levels(pairs: list[Signature]) -> list[list[Signature]]:
-    """``pairs`` (in build order) grouped in levels: a pair's level is one more than the
-    highest level of the pairs among ``pairs`` that it leads to, so no pair depends on
-    another of its level.
-
-    >>> _levels(_pairs(2))
-    [[(0, 1, 0, 1)], [(0, 1, 1, 0)], [(1, 0, 1, 0)]]
-    """
-    owner = {t: s for s in pairs for t in (s, _mirror(s))}
-    depth: dict[Signature, int] = {}
-    for s in pairs:
-        below = [depth[owner[t]] for t in _leads_to(s) if t in owner]
-        depth[s] = 1 + max(below, default=-1)
-    levels: list[list[Signature]] = [[] for _ in range(1 + max(depth.values(), default=-1))]
-    for s in pairs:
-        levels[depth[s]].append(s)
-    return levels
-
-
-def _group(signature: Signature) -> list[Signature]:
-    return [signature] if _mirror(signature) == signature else [signature, _mirror(signature)]
-
-
-def _not_shared(path: Path) -> str:
-    import socket
-    return (f"{path} not found on {socket.gethostname()}: the database directory must be "
-            "on a file system that the Ray driver and every worker share, at the same path")
-
-
-def _build_pair(folder: str, variant: str, signature: Signature, needs: list[Signature],
-                threads: int) -> list[SignatureReport]:
-    """A Ray task: loads the tables ``needs`` from ``folder``, solves the pair of
-    ``signature``, verifies it and writes its files (atomically)."""
-    v = get_variant(variant)
-    where = Path(folder)
-    if not where.is_dir():
-        raise FileNotFoundError(_not_shared(where))
-    start = time.perf_counter()
-    tables = _core.EgTables(v.index)
-    for s in needs:
-        path = where / f"{signature_name(s)}{_SUFFIX}"
-        if not path.exists():
-            raise FileNotFoundError(_not_shared(path))
-        tables.add(s, _load(path, v, s))
-    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
-    try:
-        solver = _solve(tables, signature, threads, pool)
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-    group = _group(signature)
-    seconds = (time.perf_counter() - start) / len(group)
-    reports: list[SignatureReport] = []
-    for i, s in enumerate(group):
-        path = where / f"{signature_name(s)}{_SUFFIX}"
-        for stale in where.glob(f".{path.name}.*.tmp"):   # left by a cancelled task
-            stale.unlink(missing_ok=True)
-        values = solver.values0 if i == 0 else solver.values1
-        size = _write_table(path, v, s, values)
-        wins, draws, losses, _unused, longest = _core.egdb_counts(values)
-        reports.append(SignatureReport(s, len(values) // 2, wins, draws, losses, longest,
-                                       size, seconds, False))
-    return reports
-
-
-def _built_report(path: Path, variant: Variant, signature: Signature) -> SignatureReport:
-    """The report of a table built before, from its header (the checksum is checked
-    when a task loads it)."""
-    with open(path, "rb") as f:
-        info = _read_header(f.read(HEADER.size), path, os.fstat(f.fileno()).st_size)
-    if info.variant != variant.name or info.signature != signature:
-        raise TableError(f"{path}: a table of {info.variant} {signature_name(info.signature)},"
-                         f" not {variant.name} {signature_name(signature)}")
-    return SignatureReport(signature, info.positions, info.wins, info.draws, info.losses,
-                           info.longest, path.stat().st_size, 0.0, True)
-
-
-def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signature], *,
-                  threads: int, progress: bool | Callable[[BuildProgress], None],
-                  stream: TextIO | None, address: str | None) -> list[SignatureReport]:
-    """:func:`build` with each level's pairs as Ray tasks (``threads`` CPUs each). A
-    level starts when the one before it is written; a pair whose files are there is
-    skipped; an exception in the driver (Ctrl-C, a progress callback's) cancels the
-    running tasks."""
-    ray, started = start_ray(address)
-    task = ray.remote(num_cpus=threads)(_build_pair)
-    callback = progress if callable(progress) else None
-    bar = ProgressBar(f"egdb {variant.name} {pieces} pieces (Ray)", total=len(pairs),
-                      stream=stream or sys.stderr, enabled=progress is True)
-    found: dict[Signature, list[SignatureReport]] = {}
-    done = 0
-
-    def finished(signature: Signature, reports: list[SignatureReport], skipped: bool) -> None:
-        nonlocal done
-        done += 1
-        found[signature] = reports
-        names = "/".join(signature_name(s) for s in _group(signature))
-        bar.update(names, advance=1, line=f"{names}: {'already built' if skipped else 'built'}"
-                                          f" ({done}/{len(pairs)})")
-        if callback is not None:
-            callback(BuildProgress(done, len(pairs), signature, skipped))
-
-    pending: dict[Any, Signature] = {}
-    try:
-        for level in _levels(pairs):
-            for signature in level:
-                paths = [folder / f"{signature_name(s)}{_SUFFIX}" for s in _group(signature)]
-                if all(p.exists() for p in paths):
-                    finished(signature, [_built_report(p, variant, s)
-                                         for s, p in zip(_group(signature), paths)], True)
-                    continue
-                needs = sorted(s for s in _leads_to(signature)
-                               if (folder / f"{signature_name(s)}{_SUFFIX}").exists())
-                ref = task.remote(str(folder), variant.name, signature, needs, threads)
-                pending[ref] = signature
-            while pending:
-                ready, _ = ray.wait(list(pending), num_returns=1)
-                for ref in ready:
-                    signature = pending.pop(ref)
-                    names = "/".join(signature_name(s) for s in _group(signature))
-                    try:
-                        reports = ray.get(ref)
-                    except ray.exceptions.RayTaskError as exc:
-                        raise RuntimeError(f"{names}: {exc.cause}") from None
-                    except ray.exceptions.RayError as exc:
-                        first = str(exc).strip().splitlines()[:1]
-                        raise RuntimeError(f"{names}: {' '.join(first)}") from None
-                    for r in reports:
-                        path = folder / f"{signature_name(r.signature)}{_SUFFIX}"
-                        if not path.exists():
-                            raise RuntimeError(_not_shared(path))
-                    finished(signature, reports, False)
-    finally:
-        for ref in pending:
-            ray.cancel(ref, force=True)
-        bar.close()
-        if started:
-            ray.shutdown()   # here, not at exit: a Ctrl-C during it is reported as a stop
-    return [r for s in pairs for r in found[s]]
 
 
 @dataclass
@@ -1297,187 +894,3 @@ def verify(directory: str | os.PathLike[str] | None = None, *,
         raise MissingTableError(f"tables missing from {report.variant}'s: "
                                 + ", ".join(signature_name(s) for s in report.missing))
     return report.wrong
-
-
-# ---------------------------------------------------------------------------
-# The command line: damier egdb build|info|probe|verify
-# ---------------------------------------------------------------------------
-
-def add_egdb_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Registers ``damier egdb`` with the command line's subcommands."""
-    p = sub.add_parser("egdb", help="endgame databases: build, describe, probe",
-                       description="Endgame databases computed by damier: win/draw/loss and "
-                       "the distance to the end for every position of few pieces.")
-    cmds = p.add_subparsers(dest="egdb_command", metavar="ACTION")
-    cmds.required = True
-    dir_help = f"database directory (default: {default_directory()})"
-    b = cmds.add_parser("build", help="build every table up to N pieces (resumable)",
-                        description="Build every table of 2 to N pieces in dependency order; "
-                        "an interrupted build resumes when run again.")
-    b.add_argument("--pieces", type=int, default=None,
-                   help=f"most pieces (2-{MAX_PIECES}; default: the variant's, "
-                   + ", ".join(f"{v.name} {v.egdb_build_pieces}" for v in VARIANTS.values())
-                   + ")")
-    b.add_argument("--variant", default=DEFAULT_VARIANT,
-                   help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT})")
-    b.add_argument("--dir", help=dir_help)
-    b.add_argument("--threads", type=int, default=1, help="threads (default 1)")
-    b.add_argument("--no-progress", action="store_true", help="no progress bar")
-    b.add_argument("--ray", action="store_true",
-                   help="run the signatures of each level as Ray tasks (a local Ray unless "
-                   "--address; needs damier[train]; --threads is then per task)")
-    b.add_argument("--address", help="Ray cluster to join (implies --ray; the directory "
-                   "must be shared by every node, at the same path)")
-    i = cmds.add_parser("info", help="list the tables of a directory")
-    i.add_argument("--dir", help=dir_help)
-    i.add_argument("--variant", default=None, help="only this variant")
-    c = cmds.add_parser("verify", help="check every table again (value = best successor)")
-    c.add_argument("--variant", default=DEFAULT_VARIANT,
-                   help=f"variant (default: {DEFAULT_VARIANT})")
-    c.add_argument("--dir", help=dir_help)
-    c.add_argument("--threads", type=int, default=1, help="threads (default 1)")
-    q = cmds.add_parser("probe", help="the database's value of a position")
-    q.add_argument("fen", metavar="FEN", help="the position")
-    q.add_argument("--variant", default=DEFAULT_VARIANT,
-                   help=f"variant (default: {DEFAULT_VARIANT})")
-    q.add_argument("--dir", help=dir_help)
-
-
-def egdb_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Runs ``damier egdb ...``; returns the exit status."""
-    action = args.egdb_command
-    try:
-        if action == "build":
-            return _build_command(args, out, err)
-        if action == "info":
-            return _info_command(args, out, err)
-        if action == "verify":
-            return _verify_command(args, out, err)
-        return _probe_command(args, out, err)
-    except (ValueError, FileNotFoundError, MissingTableError, RuntimeError, OSError) as exc:
-        err.write(f"damier egdb {action}: {exc}\n")
-        return 2
-
-
-def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    variant = get_variant(args.variant)
-    pieces = args.pieces if args.pieces is not None else variant.egdb_build_pieces
-    root = Path(args.dir) if args.dir else default_directory()
-    start = time.perf_counter()
-    try:
-        reports = build(root, pieces=pieces, variant=variant, threads=args.threads,
-                        progress=not args.no_progress, stream=err,
-                        ray=args.ray or args.address is not None, address=args.address)
-    except ImportError as exc:
-        err.write(f"damier egdb build: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        err.write(f"\ninterrupted: the finished tables are kept in {root / variant.name}; "
-                  "run the same command again to resume\n")
-        return 130
-    built = [r for r in reports if not r.skipped]
-    total_bytes = sum(r.bytes for r in reports)
-    out.write(f"{variant.name}: {len(reports)} tables up to {pieces} pieces in "
-              f"{root / variant.name} ({len(built)} built now, "
-              f"{time.perf_counter() - start:.1f} s; "
-              f"{sum(r.positions for r in reports):,d} slots, {total_bytes:,d} bytes)\n")
-    return 0
-
-
-def _info_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    root = Path(args.dir) if args.dir else default_directory()
-    if not root.is_dir():
-        raise FileNotFoundError(f"no database directory {root}")
-    names = [args.variant] if args.variant else [v for v in VARIANTS]
-    found = False
-    bad = old = 0
-    for name in names:
-        variant = get_variant(name)
-        folder = root / variant.name
-        paths = sorted(folder.glob(f"*{_SUFFIX}")) if folder.is_dir() else []
-        if not paths:
-            continue
-        found = True
-        out.write(f"{variant.name} ({folder}):\n")
-        out.write(f"  {'table':<6} {'positions':>12} {'wins':>12} {'draws':>12} {'losses':>12}"
-                  f" {'longest':>7} {'bytes':>11}\n")
-        totals = [0, 0, 0, 0, 0]
-        for path in paths:
-            sig = _parse_signature(path.stem)
-            try:
-                table = Table(path, variant=variant, signature=sig)
-            except (TableError, OSError) as exc:
-                bad += 1
-                out.write(f"  {path.stem:<6} unusable: {exc}\n")
-                continue
-            info = table.info
-            table.close()
-            old += info.version < FORMAT_VERSION
-            size = path.stat().st_size
-            positions = info.positions - info.unused
-            out.write(f"  {path.stem:<6} {positions:>12,d} {info.wins:>12,d} {info.draws:>12,d}"
-                      f" {info.losses:>12,d} {info.longest:>7d} {size:>11,d}\n")
-            for k, x in enumerate((positions, info.wins, info.draws, info.losses, size)):
-                totals[k] += x
-        out.write(f"  {'total':<6} {totals[0]:>12,d} {totals[1]:>12,d} {totals[2]:>12,d}"
-                  f" {totals[3]:>12,d} {'':>7} {totals[4]:>11,d}\n")
-    if not found:
-        out.write(f"no tables in {root}\n")
-    if old:
-        out.write(f"{old} {'table' if old == 1 else 'tables'} of format version 1 (read with "
-                  "every header field checked; rebuilt, the checksum covers the header too)\n")
-    if bad:
-        out.write(f"{bad} {'table' if bad == 1 else 'tables'} unusable: delete "
-                  f"{'it' if bad == 1 else 'them'} and run 'damier egdb build' again\n")
-    return 1 if bad else 0
-
-
-def _verify_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    variant = get_variant(args.variant)
-    report = verify_report(args.dir, variant=variant, threads=args.threads)
-    if not (report.wrong or report.unusable or report.unchecked):
-        root = Path(args.dir) if args.dir else default_directory()
-        out.write(f"{variant.name}: no tables in {root / variant.name}\n")
-        return 1
-    for s, n in report.wrong.items():
-        if n:
-            out.write(f"{signature_name(s)}: {n:,d} wrong positions\n")
-    for s, why in report.unusable.items():
-        out.write(f"{signature_name(s)}: unusable: {why}\n")
-    for s, needs in report.unchecked.items():
-        out.write(f"{signature_name(s)}: not checked: it needs "
-                  f"{', '.join(signature_name(t) for t in needs)}\n")
-    if report.missing:
-        most = max(sum(s) for s in [*report.missing, *report.wrong, *report.unusable,
-                                    *report.unchecked])
-        out.write(f"missing: {', '.join(signature_name(s) for s in report.missing)} "
-                  f"(of the tables of 2 to {most} pieces)\n")
-    problems = [f"{n} {what}" for n, what in (
-        (sum(1 for n in report.wrong.values() if n), "wrong"),
-        (len(report.unusable), "unusable"), (len(report.missing), "missing"),
-        (len(report.unchecked), "not checked")) if n]
-    out.write(f"{variant.name}: {len(report.wrong)} tables checked, "
-              f"{', '.join(problems) if problems else 'all sound'}\n")
-    if report.unusable or report.missing:
-        out.write("delete the unusable tables and run 'damier egdb build' again to build "
-                  "what is missing\n")
-    return 0 if report.sound else 1
-
-
-def _probe_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    variant = get_variant(args.variant)
-    try:
-        board = Board(args.fen, variant=variant)
-    except ValueError as exc:
-        raise ValueError(f"invalid FEN: {exc}") from None
-    with open_database(args.dir, variant=variant) as db:
-        wdl = db.probe_wdl(board)
-        dtw = db.probe_dtw(board)
-    side = "White" if board.turn else "Black"
-    if wdl == Wdl.DRAW:
-        out.write("draw\n")
-    elif wdl == Wdl.WIN:
-        out.write(f"{side} to move wins in {dtw} plies\n")
-    else:
-        out.write(f"{side} to move loses in {-dtw} plies\n")
-    return 0

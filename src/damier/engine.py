@@ -51,8 +51,9 @@ from damier._core import (MATE_SCORE, MATE_THRESHOLD, EgTables, Move, SearchCore
                           evaluate_position, root_move_score, set_eval_weights, set_root_first)
 from damier.board import Board
 from damier.book import DEFAULT_MARGIN, Book, BookMove, shipped_book
-from damier.egdb import (DEFAULT_ENGINE_PIECES, FIRST_USE_PIECES, MAX_PIECES, EgdbSetting,
-                         Verdict, Wdl, default_directory, shared_tables)
+from damier.egdb import (DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting, Verdict, Wdl,
+                         default_directory, shared_tables)
+from damier.egdb_build import build_missing
 from damier.engine_types import (AnalysisComplete, AnalysisResult, Clock, EngineAPI,
                                  INFINITE_DEPTH, InfoDict, Limit, MAX_HASH_MB, MAX_MOVES_TO_GO,
                                  MAX_NODES, MAX_THREADS, PlayResult, SearchInfo, SearchResult,
@@ -363,7 +364,7 @@ class Engine(EngineAPI):
         if self.egdb is None:
             return None
         return shared_tables(self.egdb, variant=variant, pieces=self.egdb_pieces,
-                             build_missing=FIRST_USE_PIECES if self._egdb_first_use else 0)
+                             prepare=build_missing if self._egdb_first_use else None)
 
     def egdb_verdict(self, board: Board) -> Verdict | None:
         """What this engine's endgame databases say of ``board`` (None: no tables, or
@@ -371,7 +372,7 @@ class Engine(EngineAPI):
         when the count already running leaves too few plies.
 
         >>> import tempfile
-        >>> from damier.egdb import build
+        >>> from damier.egdb_build import build
         >>> tmp = tempfile.TemporaryDirectory()
         >>> _ = build(tmp.name, pieces=3)
         >>> engine = Engine(hash_mb=1, egdb=tmp.name)

@@ -64,6 +64,7 @@ __all__ = [
     "GameError", "GameOverError", "LineError",
     "GameEnd", "end_of", "resignation", "draw_agreed", "time_forfeit",
     "Ply", "GameClock", "Game", "GameSnapshot", "players_for_seats", "parse_time_control",
+    "read_time_control", "TimeControl",
 ]
 
 HUMAN = "human"
@@ -89,33 +90,72 @@ MAX_CLOCK_SECONDS = 24 * 3600.0
 """The longest time a clock may start with."""
 MAX_INCREMENT_SECONDS = 600.0
 """The largest increment per move."""
-_CLOCK_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\d+:\d{1,2})\s*(?:\+\s*(\d+(?:\.\d*)?))?\s*$",
-                       re.ASCII)   # ASCII digits only: int() would read "٥" as 5
+_TIME = r"(\d+(?:\.\d*)?|\.\d+)"
+_CLOCK_RE = re.compile(
+    r"^\s*(?:(\d+)\s*/\s*)?"                                  # MOVES/
+    rf"(?:(\d+):(\d{{1,2}})|{_TIME}\s*([ms]?))"                # M:SS, or a number [m|s]
+    rf"\s*(?:\+\s*{_TIME}\s*s?)?\s*$",                         # +INCREMENT (seconds)
+    re.ASCII)   # ASCII digits only: int() would read "٥" as 5
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A clock setting: ``seconds`` each, ``increment`` seconds added per move, and
+    ``moves`` (None, or a repeating control: the time is given again every that many
+    moves)."""
+
+    seconds: float
+    increment: float = 0.0
+    moves: int | None = None
+
+
+def read_time_control(text: str) -> TimeControl:
+    """The one clock grammar of ``damier play --clock``, ``damier match --clock`` and the
+    web app's ``clock``: ``[MOVES/]TIME[+INCREMENT]``. ``TIME`` is in minutes (``5``,
+    ``0.5``), or ``M:SS``, or given a unit: ``90s``, ``2m``; the increment is in seconds
+    (``+3`` or ``+3s``). ``5+3``: five minutes each and three seconds added per move.
+
+    >>> read_time_control("5+3")
+    TimeControl(seconds=300.0, increment=3.0, moves=None)
+    >>> read_time_control("1:30+2"), read_time_control("10s+0.1s")
+    (TimeControl(seconds=90.0, increment=2.0, moves=None), TimeControl(seconds=10.0, increment=0.1, moves=None))
+    >>> read_time_control("40/2m").moves, read_time_control("40/2m").seconds
+    (40, 120.0)
+    """
+    match = _CLOCK_RE.match(text) if len(text) <= 100 else None
+    if match is None:
+        shown = text if len(text) <= 40 else text[:30] + "..."
+        raise ValueError(f"bad clock {shown!r}: expected [MOVES/]TIME[+SECONDS], TIME in "
+                         "minutes, M:SS or with a unit (90s, 2m); e.g. 5+3 (5 minutes each, "
+                         "3 seconds added per move), 10s+0.1 or 40/2m")
+    moves_text, minutes, seconds, number, unit, inc_text = match.groups()
+    if minutes is not None:
+        base = int(minutes) * 60.0 + int(seconds)
+    else:
+        base = float(number) * (1.0 if unit == "s" else 60.0)
+    increment = float(inc_text) if inc_text else 0.0
+    moves = int(moves_text) if moves_text else None
+    if (not 0 < base <= MAX_CLOCK_SECONDS or increment > MAX_INCREMENT_SECONDS
+            or (moves is not None and not 1 <= moves <= 1000)):
+        shown = text if len(text) <= 40 else text[:30] + "..."
+        raise ValueError(f"bad clock {shown!r}: the time must be more than 0 and at most "
+                         f"{MAX_CLOCK_SECONDS // 3600:g} hours, the increment at most "
+                         f"{MAX_INCREMENT_SECONDS:g} seconds, the moves 1 to 1000")
+    return TimeControl(base, increment, moves)
 
 
 def parse_time_control(text: str) -> tuple[float, float]:
-    """``(seconds, increment)`` from ``MINUTES[+SECONDS]`` (``5+3``: five minutes
-    each and three seconds added per move; ``M:SS`` also works for the time).
+    """``(seconds, increment)`` of a clock without a move count (:func:`read_time_control`;
+    games in the terminal and the browser have no repeating controls).
 
     >>> parse_time_control("5+3"), parse_time_control("0.5"), parse_time_control("1:30+2")
     ((300.0, 3.0), (30.0, 0.0), (90.0, 2.0))
     """
-    match = _CLOCK_RE.match(text)
-    if match is None:
-        raise ValueError(f"bad clock {text!r}: expected MINUTES[+SECONDS], e.g. 5+3 "
-                         "(5 minutes each, 3 seconds added per move)")
-    base_text, inc_text = match.groups()
-    if ":" in base_text:
-        minutes, seconds = base_text.split(":")
-        base = int(minutes) * 60.0 + int(seconds)
-    else:
-        base = float(base_text) * 60.0
-    increment = float(inc_text) if inc_text else 0.0
-    if not 0 < base <= MAX_CLOCK_SECONDS or increment > MAX_INCREMENT_SECONDS:
-        raise ValueError(f"bad clock {text!r}: the time must be more than 0 and at most "
-                         f"{MAX_CLOCK_SECONDS // 3600:g} hours, the increment at most "
-                         f"{MAX_INCREMENT_SECONDS:g} seconds")
-    return base, increment
+    control = read_time_control(text)
+    if control.moves is not None:
+        raise ValueError(f"bad clock {text[:40]!r}: a number of moves per period "
+                         f"({control.moves}/) is for engine matches; give MINUTES[+SECONDS]")
+    return control.seconds, control.increment
 
 
 class GameError(ValueError):

@@ -73,8 +73,8 @@ from typing import IO, Any
 import damier
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
-from damier.egdb import (DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting, add_engine_egdb_arguments,
-                         egdb_setting)
+from damier.cli.options import add_engine_egdb_arguments, egdb_setting
+from damier.egdb import DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting
 from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, AnalysisResult, Clock,
                            Engine, InfoDict, Limit, PlayResult)
 from damier.errors import MoveError

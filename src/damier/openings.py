@@ -24,7 +24,7 @@ True
 [['32-28', '18-23'], ['W:W28,33:B18,19']]
 
 The shipped file ``damier/data/openings_international.pdn`` was made by
-``python -m damier.openings --generate``: every sequence of 4 plies (two moves
+``damier openings --generate``: every sequence of 4 plies (two moves
 by White, two by Black) from the start position, one sequence per distinct
 resulting position, kept when a depth-12 search by damier's engine scores the
 position within 0.20 men of equality (see :func:`generate_openings` and the
@@ -33,10 +33,8 @@ file's header comment).
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -50,7 +48,7 @@ from damier.errors import PdnError
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["load_openings", "opening_board", "is_fen", "generate_openings", "write_openings",
-           "shipped_openings_path", "main"]
+           "shipped_openings_path", "DEFAULT_PLIES", "DEFAULT_DEPTH", "DEFAULT_MARGIN"]
 
 _FEN_RE = re.compile(r"[WBwb]:")
 _NUMBER_RE = re.compile(r"\d+\.+\Z")
@@ -273,62 +271,6 @@ def write_openings(openings: Sequence[tuple[list[str], int]], out: TextIO, *,
         out.write(" ".join(parts) + f" {{{score / 100:+.2f}}} *\n")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m damier.openings",
-        description="Generate a file of balanced openings (every start of --plies plies "
-        "whose engine score is within --margin of equality), or check an openings file.")
-    parser.add_argument("--generate", action="store_true", help="generate the openings")
-    parser.add_argument("--check", metavar="FILE", help="load FILE and print how many openings "
-                        "it has")
-    parser.add_argument("--variant", default=DEFAULT_VARIANT)
-    parser.add_argument("--plies", type=int, default=DEFAULT_PLIES,
-                        help=f"plies of each opening (default {DEFAULT_PLIES})")
-    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH,
-                        help=f"search depth of the filter (default {DEFAULT_DEPTH})")
-    parser.add_argument("--margin", type=int, default=DEFAULT_MARGIN,
-                        help=f"largest |score| kept, in centi-men (default {DEFAULT_MARGIN})")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="positions searched at once (default: the number of CPUs)")
-    parser.add_argument("--output", "-o", help="output file (default: standard output)")
-    args = parser.parse_args(argv)
-    if args.check:
-        try:
-            openings = load_openings(args.check, args.variant)
-        except (OSError, ValueError) as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
-        print(f"{len(openings)} openings in {args.check}")
-        return 0
-    if not args.generate:
-        parser.error("give --generate or --check FILE")
-    if args.plies < 1 or args.depth < 1 or args.margin < 0:
-        parser.error("--plies and --depth must be at least 1, --margin at least 0")
-    v = get_variant(args.variant)
-    began = time.monotonic()
-    generated = generate_openings(variant=v, plies=args.plies, depth=args.depth,
-                                  margin=args.margin, jobs=args.jobs, log=sys.stderr)
-    command = (f"python -m damier.openings --generate --variant {v.name} --plies {args.plies} "
-               f"--depth {args.depth} --margin {args.margin}")
-    from damier import __version__
-
-    header = [
-        f"Balanced {v.title} draughts openings for engine matches (damier match --openings).",
-        f"Made by: {command}  (damier {__version__})",
-        f"Every sequence of {args.plies} plies from the start position, one per distinct "
-        "resulting position,",
-        f"searched by damier's engine (full strength, depth {args.depth}, cleared hash); kept when "
-        f"|score| <= {args.margin / 100:.2f} men.",
-        f"{len(generated)} openings; the comment after each is the score from White's view, in men.",
-    ]
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            write_openings(generated, handle, header=header)
-    else:
-        write_openings(generated, sys.stdout, header=header)
-    sys.stderr.write(f"{len(generated)} openings kept in {time.monotonic() - began:.0f} s\n")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+if __name__ == "__main__":  # pragma: no cover - the command line is damier.cli.openings
+    raise SystemExit("damier.openings has no command line: run 'damier openings "
+                     "--generate|--check FILE ...' (or python -m damier.cli.openings)")

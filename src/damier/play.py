@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any, TextIO, Union
 
 from damier.board import Board
-from damier.egdb import (DEFAULT_ENGINE_PIECES, EgdbSetting, add_engine_egdb_arguments,
-                         egdb_setting)
+from damier.cli.options import add_engine_egdb_arguments, egdb_setting
+from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
 from damier.engine import Engine, SearchInfo, SearchResult, format_score
 from damier.errors import MoveError, PdnError
 from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KINDS, Game, GameEnd,
@@ -1205,9 +1205,9 @@ def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="who plays Black (default: engine, or human when --white engine)")
     p.add_argument("--level", type=int, default=DEFAULT_LEVEL,
                    help=f"engine level 1 (a beginner can win) to 10 (default {DEFAULT_LEVEL})")
-    p.add_argument("--clock", metavar="MIN[+SEC]",
-                   help="game clocks: MIN minutes each, SEC seconds added per move, e.g. 5+3; "
-                   "a flag fall loses")
+    p.add_argument("--clock", metavar="TIME[+SEC]",
+                   help="game clocks: TIME minutes (or M:SS, or with a unit: 90s) each, SEC "
+                   "seconds added per move, e.g. 5+3; a flag fall loses")
     p.add_argument("--movetime", type=float, default=DEFAULT_MOVETIME, metavar="SEC",
                    help=f"engine seconds per move without a clock, and for hints "
                    f"(default {DEFAULT_MOVETIME:g})")

@@ -67,13 +67,13 @@ balance along the solution (men, a king 3), at most 3. A capture that wins a
 man at once rates 800; the coup Philippe (four moves, two men given, found at
 depth 2) 1460.
 
-**The command line** (a long job: a progress bar, Ctrl-C stops it, and running
-the same command again resumes)::
+**The command line** (``damier.cli.puzzles``; a long job: a progress bar, Ctrl-C
+stops it, and running the same command again resumes)::
 
-    python -m damier.puzzles mine --variant international --games 400 --depth 10 \\
+    damier puzzles mine --variant international --games 400 --depth 10 \\
         --out puzzles.json --seed 1
-    python -m damier.puzzles verify puzzles.json
-    python -m damier.puzzles stats puzzles.json
+    damier puzzles verify puzzles.json
+    damier puzzles stats puzzles.json
 
 ``mine`` plays self-play games (:func:`selfplay_game`: International from a
 shipped balanced opening and two random plies, other variants from six random
@@ -91,7 +91,6 @@ The shipped sets are ``damier/data/puzzles_<variant>.json`` (see
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -120,7 +119,7 @@ __all__ = ["Puzzle", "Gain", "Verdict", "Prover", "ProofTooLarge", "MiningOption
            "MiningStats", "GameReport", "Step", "material", "prove", "verify", "solution_line",
            "check_move", "rate", "puzzle_id", "mine", "mine_game", "mine_position",
            "selfplay_game", "selfplay_games", "load_puzzles", "read_puzzles", "write_puzzles",
-           "journal_path", "run_mining", "add_puzzles_parser", "puzzles_command", "main",
+           "journal_path", "run_mining", "summarize",
            "MAN_VALUE", "KING_VALUE", "WIN", "WIN_THRESHOLD", "FOUND_MARGIN"]
 
 Gain = Union[int, Literal["win"]]
@@ -1047,7 +1046,10 @@ def _engine_version() -> dict[str, Any]:
             "compiled_core": core.name, "compiled_core_sha256": digest}
 
 
-def _summary(puzzles: Sequence[Puzzle]) -> dict[str, Any]:
+def summarize(puzzles: Sequence[Puzzle]) -> dict[str, Any]:
+    """Counts of ``puzzles``: how many, their ratings (extremes, quartiles, 200-point
+    buckets), gains, depths, and how many begin with a quiet move (the ``summary`` of a
+    mined file's manifest; ``damier puzzles stats`` prints it)."""
     ratings = sorted(p.rating for p in puzzles)
     gains = Counter(str(p.gain) for p in puzzles)
     buckets = Counter(f"{r // 200 * 200}-{r // 200 * 200 + 199}" for r in ratings)
@@ -1117,7 +1119,7 @@ def run_mining(*, variant: str, games: int, out: str | os.PathLike[str], seed: i
                          for item in sessions],
             "updated": _now(),
             "counts": {**total.to_dict(), "unique_puzzles": len(found)},
-            "summary": _summary(list(found.values())),
+            "summary": summarize(list(found.values())),
         }
         write_puzzles(out, found.values(), manifest)
         return total
@@ -1174,7 +1176,7 @@ def _now() -> str:
 def _command_text(*, variant: str, games: int, out: str | os.PathLike[str], seed: int,
                   nodes: int, options: MiningOptions) -> str:
     defaults = MiningOptions()
-    parts = ["python -m damier.puzzles mine", f"--variant {variant}", f"--games {games}",
+    parts = ["damier puzzles mine", f"--variant {variant}", f"--games {games}",
              f"--depth {options.depth}", f"--out {Path(out).name}", f"--seed {seed}",
              f"--nodes {nodes}"]
     for name in ("min_gain", "min_score", "min_gap", "skip_plies", "max_proof_depth",
@@ -1184,161 +1186,6 @@ def _command_text(*, variant: str, games: int, out: str | os.PathLike[str], seed
     return " ".join(parts)
 
 
-# -- the command line -------------------------------------------------------------------------
-
-
-def add_puzzles_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
-                       ) -> argparse.ArgumentParser:
-    """Adds the ``puzzles`` subcommand (``mine``, ``verify``, ``stats``) to
-    ``damier``'s subparsers. ``damier.cli.main`` then runs it with
-    ``puzzles_command(args, out, err)`` (as it runs ``match_command``)."""
-    p = subparsers.add_parser("puzzles", help="mine, verify and count puzzles (shots)",
-                              description="Mine puzzles from self-play games, re-prove them, "
-                              "count them.")
-    _add_commands(p)
-    return p
-
-
-def _add_commands(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="puzzles_action", metavar="COMMAND")
-    sub.required = True
-    defaults = MiningOptions()
-    m = sub.add_parser("mine", help="mine puzzles from self-play games (resumable)",
-                       description="Play self-play games and mine their positions for puzzles. "
-                       "Ctrl-C stops; the same command again resumes.")
-    m.add_argument("--variant", default="international")
-    m.add_argument("--games", type=int, required=True, help="games in all (done ones skipped)")
-    m.add_argument("--depth", type=int, default=defaults.depth,
-                   help=f"engine analysis depth (default {defaults.depth})")
-    m.add_argument("--out", required=True, help="puzzle file to write (JSON)")
-    m.add_argument("--seed", type=int, default=1, help="self-play seed (default 1)")
-    m.add_argument("--nodes", type=int, default=1000,
-                   help="engine nodes per self-play move (default 1000)")
-    m.add_argument("--journal", help="journal file (default: OUT with .journal.jsonl)")
-    for name, text in (("min_gain", "smallest net gain, men"),
-                       ("min_score", "best line's smallest score, centi-men"),
-                       ("min_gap", "smallest gap to the second line, centi-men"),
-                       ("skip_plies", "plies of each game not mined"),
-                       ("max_proof_depth", "deepest proof horizon, plies"),
-                       ("extra_plies", "plies past the depth the gain must hold"),
-                       ("max_nodes", "prover nodes per candidate"),
-                       ("max_lead", "positions where the side to move leads by more are "
-                                    "skipped, men")):
-        m.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name),
-                       help=f"{text} (default {getattr(defaults, name)})")
-    m.add_argument("--no-progress", action="store_true", help="no progress output")
-    v = sub.add_parser("verify", help="re-prove every puzzle of a file")
-    v.add_argument("file")
-    v.add_argument("--extra-plies", type=int, default=0,
-                   help="also require the gain that many plies deeper (default 0)")
-    v.add_argument("--no-progress", action="store_true")
-    s = sub.add_parser("stats", help="count the puzzles of a file by rating, gain, depth")
-    s.add_argument("file")
-    s.add_argument("--json", action="store_true", help="print JSON")
-
-
-def puzzles_command(args: argparse.Namespace, out: TextIO | None = None,
-                err: TextIO | None = None) -> int:
-    """Runs a parsed ``mine``/``verify``/``stats`` command; the exit status."""
-    out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
-    command = args.puzzles_action
-    try:
-        if command == "mine":
-            return _mine_command(args, out, err)
-        if command == "verify":
-            return _verify_command(args, out, err)
-        return _stats_command(args, out, err)
-    except (OSError, ValueError) as exc:
-        err.write(f"puzzles {command}: {exc}\n")
-        return 2
-
-
-def _mine_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    options = MiningOptions(depth=args.depth, min_gain=args.min_gain, min_score=args.min_score,
-                            min_gap=args.min_gap, skip_plies=args.skip_plies,
-                            max_proof_depth=args.max_proof_depth, extra_plies=args.extra_plies,
-                            max_nodes=args.max_nodes, max_lead=args.max_lead)
-    if args.games < 1 or args.nodes < 1:
-        raise ValueError("--games and --nodes must be at least 1")
-    variant = get_variant(args.variant).name
-    command = _command_text(variant=variant, games=args.games, out=args.out, seed=args.seed,
-                            nodes=args.nodes, options=options)
-    start = time.monotonic()
-    try:
-        stats = run_mining(variant=variant, games=args.games, out=args.out, seed=args.seed,
-                           nodes=args.nodes, options=options, journal=args.journal,
-                           command=command, progress=not args.no_progress, stream=err)
-    except KeyboardInterrupt:
-        err.write("\nstopped; the games done are kept: run the same command again to resume\n")
-        return 130
-    puzzles, _ = read_puzzles(args.out)
-    out.write(f"{stats.games} game(s) mined in {time.monotonic() - start:.0f} s: "
-              f"{stats.positions} positions, {stats.candidates} candidates, {stats.proven} "
-              f"puzzles; {args.out} holds {len(puzzles)} puzzles\n")
-    return 0
-
-
-def _verify_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    puzzles, _ = read_puzzles(args.file)
-    bar = ProgressBar("verifying", total=len(puzzles), stream=err,
-                      enabled=not args.no_progress)
-    failed = 0
-    start = time.monotonic()
-    try:
-        for puzzle in puzzles:
-            verdict = verify(puzzle, extra_plies=args.extra_plies)
-            if not verdict:
-                failed += 1
-                bar.message(f"FAILED {puzzle.id} ({puzzle.source}): {verdict.reason}",
-                            always=True)
-            bar.update(f"{failed} failed", advance=1)
-    except KeyboardInterrupt:
-        bar.close()
-        err.write("\nstopped\n")
-        return 130
-    finally:
-        bar.close()
-    out.write(f"{len(puzzles) - failed}/{len(puzzles)} puzzles proven "
-              f"({time.monotonic() - start:.1f} s)\n")
-    return 1 if failed else 0
-
-
-def _stats_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    puzzles, manifest = read_puzzles(args.file)
-    summary = _summary(puzzles)
-    if manifest.get("counts"):
-        summary["mining"] = manifest["counts"]
-    if args.json:
-        out.write(json.dumps(summary, indent=1) + "\n")
-        return 0
-    rating = summary["rating"]
-    out.write(f"{summary['puzzles']} puzzles\n")
-    if puzzles:
-        out.write(f"rating: {rating['min']} .. {rating['max']} (median {rating['median']}, "
-                  f"quartiles {rating['p25']} / {rating['p75']})\n")
-        for bucket, count in rating["histogram"].items():
-            out.write(f"  {bucket:>9}  {count:4d}  {'#' * count}\n")
-        out.write("gain: " + ", ".join(f"{k} x{v}" for k, v in summary["gain"].items()) + "\n")
-        out.write("depth: " + ", ".join(f"{k} x{v}" for k, v in summary["depth"].items())
-                  + "\n")
-        out.write(f"quiet first move: {summary['quiet_first_move']}\n")
-    if "mining" in summary:
-        counts = summary["mining"]
-        out.write(f"mined from {counts['games']} games: {counts['positions']} positions, "
-                  f"{counts['candidates']} candidates, {counts['proven']} proven, "
-                  f"{counts['seconds']} s of CPU; rejected: {counts['rejected']}\n")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m damier.puzzles mine|verify|stats ...``."""
-    parser = argparse.ArgumentParser(prog="python -m damier.puzzles",
-                                     description="Mine, verify and count damier's puzzles.")
-    _add_commands(parser)
-    args = parser.parse_args(argv)
-    return puzzles_command(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # pragma: no cover - the command line is damier.cli.puzzles
+    raise SystemExit("damier.puzzles has no command line: run 'damier puzzles "
+                     "mine|verify|stats ...' (or python -m damier.cli.puzzles)")

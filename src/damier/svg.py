@@ -3,8 +3,8 @@
 :func:`board` draws a position as a standalone SVG document: light and dark
 squares, men and kings, the last move, arrows, highlighted squares and the
 square numbers. ``Board._repr_svg_`` uses it, so a board shows as a picture in
-Jupyter, and ``damier render`` writes it to a ``.svg`` (or, with the ``png``
-extra, a ``.png``) file.
+Jupyter, and ``damier render`` (:mod:`damier.cli.render`) writes it to a ``.svg``
+(or, with the ``png`` extra, a ``.png``) file.
 
 >>> import damier
 >>> from damier import svg
@@ -20,23 +20,20 @@ The output is deterministic: the same arguments give the same text.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from damier._core import Move
 from damier.errors import IllegalMoveError
 from damier.notation import MAX_MOVE_TEXT, parse_square
 from damier.piece import WHITE, Piece
-from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["board", "piece", "Arrow", "DEFAULT_COLORS", "parse_path",
-           "add_render_parser", "render_command"]
+__all__ = ["board", "piece", "Arrow", "DEFAULT_COLORS", "parse_path"]
 
 SQUARE_SIZE = 50
 """Side of a square in SVG user units (the ``viewBox``; ``size`` scales the picture)."""
@@ -471,94 +468,3 @@ def board(board: Any = None, *, size: int = 400, flipped: bool = False,
 
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
-
-
-# -- damier render -----------------------------------------------------------------
-
-_PNG_HINT = "pip install 'damier[png]'"
-
-
-def add_render_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
-                      ) -> argparse.ArgumentParser:
-    """Adds the ``render`` subcommand to ``damier``'s subparsers."""
-    p = subparsers.add_parser(
-        "render", help="draw a position as an SVG or PNG picture",
-        description="Draw the position FEN as a picture: .svg, or .png with the png extra "
-        f"({_PNG_HINT}).")
-    p.add_argument("fen", metavar="FEN", nargs="?",
-                   help="the position (default: the variant's initial position)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="the picture to write: a .svg or .png file")
-    p.add_argument("--variant", default=DEFAULT_VARIANT,
-                   help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT})")
-    p.add_argument("--size", type=int, default=400, help="width and height in pixels (default 400)")
-    p.add_argument("--flipped", action="store_true", help="Black's side at the bottom")
-    p.add_argument("--coordinates", action="store_true", help="write the square numbers")
-    p.add_argument("--lastmove", metavar="MOVE",
-                   help="highlight the move that led to the position, e.g. 32-28 or 47x38x24x13x36")
-    return p
-
-
-def _last_move_check(path: _Path, pieces: Mapping[int, Piece], text: str) -> str | None:
-    start, end = path.squares[0], path.squares[-1]
-    if end not in pieces:
-        return (f"invalid --lastmove {text!r}: it ends on {end}, which is empty in this position "
-                "(give the move that led to the position)")
-    if start != end and start in pieces:
-        return (f"invalid --lastmove {text!r}: it starts on {start}, which is occupied in this "
-                "position (give the move that led to the position)")
-    return None
-
-
-def render_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Runs ``damier render``; returns the exit status."""
-    from damier.board import Board
-
-    def fail(message: str, status: int = 2) -> int:
-        err.write(f"damier render: {message}\n")
-        return status
-
-    output = Path(args.output)
-    suffix = output.suffix.lower()
-    if suffix not in (".svg", ".png"):
-        return fail(f"cannot write {args.output!r}: the output file must end in .svg or .png")
-    try:
-        variant = get_variant(args.variant)
-    except ValueError as exc:
-        return fail(str(exc))
-    if args.size <= 0 or args.size > 20000:
-        return fail(f"--size must be between 1 and 20000 pixels, got {args.size}")
-    try:
-        position = Board(args.fen, variant=variant)
-    except ValueError as exc:
-        return fail(f"invalid FEN: {exc}")
-    lastmove = None
-    if args.lastmove is not None:
-        try:
-            squares, capture = parse_path(args.lastmove, variant)
-        except ValueError as exc:
-            return fail(f"invalid --lastmove: {exc}")
-        lastmove = _Path(squares, capture)
-        problem = _last_move_check(lastmove, position.piece_map(), args.lastmove)
-        if problem:
-            return fail(problem)
-    cairosvg = None
-    if suffix == ".png":
-        try:
-            import cairosvg  # type: ignore[import-untyped, import-not-found, no-redef, unused-ignore]
-        except (ImportError, OSError) as exc:
-            return fail(f"PNG output needs cairosvg, which is not available ({exc}): "
-                        f"{_PNG_HINT} (or write an .svg file)")
-    text = board(position, size=args.size, flipped=args.flipped, coordinates=args.coordinates,
-                 lastmove=args.lastmove)
-    try:
-        if cairosvg is not None:
-            output.write_bytes(cairosvg.svg2png(bytestring=text.encode("utf-8"),
-                                                output_width=args.size,
-                                                output_height=args.size))
-        else:
-            output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        return fail(f"cannot write {args.output!r}: {exc.strerror or exc}", 1)
-    out.write(f"wrote {output} ({args.size}x{args.size}, {variant.title})\n")
-    return 0

@@ -3,6 +3,13 @@
 ``damier perft [--variant V] [--fen FEN] --depth N [--divide] [--json]`` counts
 the leaves of the legal-move tree, printing a line per depth (to stderr with
 ``--json``, whose report goes to stdout).
+
+The fronts of the library's commands (their arguments and what they print) are the
+package's modules: ``match.py``, ``egdb.py``, ``book.py``, ``puzzles.py``,
+``openings.py``, ``render.py``; ``options.py`` holds the engine options that ``damier
+play``, ``serve`` and ``hub`` share (``--egdb``, ``--no-egdb``, ``--egdb-pieces``). The
+library modules hold no command line (``tests/test_layers.py``); the applications
+(``play``, ``serve``, ``hub``, ``train``) keep theirs.
 """
 
 from __future__ import annotations
@@ -53,20 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_parser(sub)
     from damier.play import add_play_parser
     add_play_parser(sub)
-    from damier.svg import add_render_parser
+    from damier.cli.render import add_render_parser
     add_render_parser(sub)
-    from damier.puzzles import add_puzzles_parser
+    from damier.cli.puzzles import add_puzzles_parser
     add_puzzles_parser(sub)
-    from damier.book import add_book_parser
+    from damier.cli.book import add_book_parser
     add_book_parser(sub)
     from damier.train import add_train_parser
     add_train_parser(sub)
-    from damier.egdb import add_egdb_parser
+    from damier.cli.egdb import add_egdb_parser
     add_egdb_parser(sub)
-    for name, text in (("openings", "make or check the balanced openings of matches "
-                        "(python -m damier.openings)"),):
-        tool = sub.add_parser(name, help=text, add_help=False, prefix_chars="\0")
-        tool.add_argument("rest", nargs=argparse.REMAINDER)
+    from damier.cli.openings import add_openings_parser
+    add_openings_parser(sub)
     return parser
 
 
@@ -143,22 +148,22 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             from damier.play import play_command
             return play_command(args, out, err)
         if args.command == "render":
-            from damier.svg import render_command
+            from damier.cli.render import render_command
             return render_command(args, out, err)
         if args.command == "train":
             from damier.train import run as train_run
             return train_run(args, out, err)
         if args.command == "openings":
-            from damier.openings import main as openings_main
-            return openings_main(args.rest)
+            from damier.cli.openings import openings_command
+            return openings_command(args, out, err)
         if args.command == "puzzles":
-            from damier.puzzles import puzzles_command
+            from damier.cli.puzzles import puzzles_command
             return puzzles_command(args, out, err)
         if args.command == "book":
-            from damier.book import book_command
+            from damier.cli.book import book_command
             return book_command(args, out, err)
         if args.command == "egdb":
-            from damier.egdb import egdb_command
+            from damier.cli.egdb import egdb_command
             return egdb_command(args, out, err)
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")

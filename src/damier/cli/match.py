@@ -44,8 +44,8 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
                     help=f"seconds per move (default {DEFAULT_MOVETIME:g} for engines without "
                     "a depth/nodes option)")
     tc.add_argument("--clock", metavar="[MOVES/]TIME[+INC]",
-                    help="game clock: TIME seconds (or M:SS) each, INC seconds added per move, "
-                    "e.g. 60+0.5")
+                    help="game clock, as in damier play: TIME minutes (or M:SS, or with a "
+                    "unit: 10s, 2m) each, INC seconds added per move, e.g. 1+0.5 or 10s+0.1")
     p.add_argument("--openings", metavar="FILE",
                    help="openings (.pdn, or text: one per line); 'none' for the start position "
                    "(default: the openings shipped for the variant)")

@@ -52,7 +52,7 @@ tree; :attr:`MatchGame.game` rebuilds the tree when asked.
 Time control: ``movetime`` seconds per move, or ``clock``: a
 :class:`damier.engine.Clock` (the start times, increments, and ``moves_to_go``
 for a repeating control of that many moves) or its text (:func:`parse_clock`,
-``"60+0.5"``). With neither, engines with no ``depth`` or ``nodes`` option of
+``"1+0.5"``: minutes and seconds, as ``damier play`` reads it). With neither, engines with no ``depth`` or ``nodes`` option of
 their own get :data:`DEFAULT_MOVETIME` seconds per move.
 
 Statistics

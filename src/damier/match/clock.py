@@ -1,64 +1,38 @@
 """The time control of a match: a clock's text (``[MOVES/]TIME[+INCREMENT]``), read
 and written, and both sides' time during a game.
 
->>> clock = parse_clock("60+0.5")
+>>> clock = parse_clock("1+0.5")
 >>> time_control_text(None, clock), time_control_text(0.1, None), time_control_text(None, None)
 ('60+0.5', '0.1 s/move', '')
 """
 
 from __future__ import annotations
 
-import re
-
 from damier.engine import Clock
+from damier.game import read_time_control
 
 __all__ = ["CLOCK_TOLERANCE", "parse_clock", "time_control_text"]
 
 CLOCK_TOLERANCE = 0.1
 """Seconds a clock may go below zero before its engine loses on time."""
 
-_CLOCK_RE = re.compile(r"\s*(?:(\d+)\s*/\s*)?([0-9.:]+)\s*(?:\+\s*([0-9.]+))?\s*\Z")
-
-
-def _seconds(text: str) -> float:
-    if ":" in text:
-        parts = text.split(":")
-        if len(parts) > 3 or not all(parts):
-            raise ValueError(text)
-        total = 0.0
-        for part in parts:
-            total = total * 60 + float(part)
-        return total
-    return float(text)
-
-
 def parse_clock(text: str) -> Clock:
-    """A clock from ``[MOVES/]TIME[+INCREMENT]``: ``TIME`` in seconds or
-    ``M:SS``, the increment in seconds; ``MOVES/`` makes it a repeating
-    control of that many moves.
+    """A clock from the one clock grammar (:func:`damier.game.read_time_control`):
+    ``[MOVES/]TIME[+INCREMENT]``, ``TIME`` in minutes, ``M:SS`` or with a unit (``10s``,
+    ``2m``), the increment in seconds; ``MOVES/`` makes it a repeating control of that
+    many moves.
 
-    >>> parse_clock("60+0.5")
+    >>> parse_clock("1+0.5")
     Clock(white_time=60.0, black_time=60.0, white_increment=0.5, black_increment=0.5, moves_to_go=None)
-    >>> parse_clock("40/2:00").moves_to_go, parse_clock("40/2:00").white_time
-    (40, 120.0)
+    >>> parse_clock("10s+0.1").white_time, parse_clock("40/2:00").moves_to_go
+    (10.0, 40)
     """
-    m = _CLOCK_RE.match(text)
+    control = read_time_control(text)
     try:
-        if m is None:
-            raise ValueError(text)
-        base = _seconds(m.group(2))
-        inc = float(m.group(3)) if m.group(3) else 0.0
-        moves = int(m.group(1)) if m.group(1) else None
-    except ValueError:
-        raise ValueError(f"bad clock {text!r}: expected [MOVES/]TIME[+INCREMENT], e.g. 60+0.5, "
-                         "3:00+2 or 40/120") from None
-    if base <= 0 or (moves is not None and moves < 1):
-        raise ValueError(f"bad clock {text!r}: the time must be positive")
-    try:
-        return Clock(base, base, inc, inc, moves)
-    except ValueError as err:  # a number too large: an infinite time, a huge count
-        shown = text if len(text) <= 40 else text[:30] + "..."
-        raise ValueError(f"bad clock {shown!r}: {err}") from None
+        return Clock(control.seconds, control.seconds, control.increment, control.increment,
+                     control.moves)
+    except ValueError as err:  # pragma: no cover - read_time_control bounds every number
+        raise ValueError(f"bad clock {text[:40]!r}: {err}") from None
 
 
 def _clock_text(clock: Clock) -> str:

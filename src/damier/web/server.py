@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from damier.egdb import add_engine_egdb_arguments, egdb_setting
+from damier.cli.options import add_engine_egdb_arguments, egdb_setting
 from damier.web.connections import ConnectionLimits, guarded_protocol
 
 __all__ = ["add_serve_parser", "serve_command"]
