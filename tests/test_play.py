@@ -782,3 +782,27 @@ def test_piped_engine_against_engine_game_ends_with_its_rule():
     assert proc.returncode == 0, proc.stderr
     assert "Game over: " in proc.stdout
     assert "Type `new` for another game" in proc.stdout
+
+
+def test_the_engines_time_per_move_is_its_levels_unless_given(monkeypatch):
+    # one table of what a level means (damier.engine.LEVELS), read by the terminal and
+    # the web app alike
+    from damier.engine import LEVELS, Engine
+    from damier.web.live import DEFAULT_MOVETIME
+    seen: list[float | None] = []
+    real = Engine.search
+
+    def search(self, board, **limits):
+        seen.append(limits.get("movetime"))
+        return real(self, board, depth=1)
+
+    monkeypatch.setattr(Engine, "search", search)
+    for level, movetime, expected in ((1, None, LEVELS[1].movetime),
+                                      (10, None, LEVELS[10].movetime), (10, 0.3, 0.3)):
+        seen.clear()
+        session = PlaySession(white="engine", black="human", level=level, movetime=movetime,
+                              hash_mb=1)
+        session.handle("")
+        assert seen and seen[0] == expected, (level, movetime, seen)
+    assert DEFAULT_MOVETIME == {n: level.movetime for n, level in LEVELS.items()}
+    assert LEVELS[1].movetime < LEVELS[10].movetime

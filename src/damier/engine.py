@@ -129,21 +129,25 @@ class Level:
     depth: int | None
     margin: int
     temperature: float
+    movetime: float
+    """The seconds a move takes at this level when no clock is set (``damier play`` and
+    the web app read it here)."""
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(depth=1, margin=120, temperature=60.0),
-    2: Level(depth=2, margin=100, temperature=50.0),
-    3: Level(depth=3, margin=80, temperature=40.0),
-    4: Level(depth=4, margin=60, temperature=30.0),
-    5: Level(depth=5, margin=45, temperature=20.0),
-    6: Level(depth=6, margin=30, temperature=14.0),
-    7: Level(depth=8, margin=20, temperature=9.0),
-    8: Level(depth=10, margin=10, temperature=5.0),
-    9: Level(depth=14, margin=4, temperature=2.0),
-    10: Level(depth=None, margin=0, temperature=0.0),
+    1: Level(depth=1, margin=120, temperature=60.0, movetime=0.5),
+    2: Level(depth=2, margin=100, temperature=50.0, movetime=0.5),
+    3: Level(depth=3, margin=80, temperature=40.0, movetime=0.5),
+    4: Level(depth=4, margin=60, temperature=30.0, movetime=0.6),
+    5: Level(depth=5, margin=45, temperature=20.0, movetime=0.8),
+    6: Level(depth=6, margin=30, temperature=14.0, movetime=1.0),
+    7: Level(depth=8, margin=20, temperature=9.0, movetime=1.2),
+    8: Level(depth=10, margin=10, temperature=5.0, movetime=1.5),
+    9: Level(depth=14, margin=4, temperature=2.0, movetime=2.0),
+    10: Level(depth=None, margin=0, temperature=0.0, movetime=2.5),
 }
-"""Level 1 ("a beginner can win") to 10 (full strength)."""
+"""Level 1 ("a beginner can win") to 10 (full strength): the one table of what a level
+means (its depth, its randomness, its time per move)."""
 
 BOOK_MIN_LEVEL = 8
 """The lowest level that plays from an opening book and probes endgame databases in

@@ -44,7 +44,7 @@ from typing import Any, TextIO, Union
 from damier.board import Board
 from damier.cli.options import add_engine_egdb_arguments, egdb_setting
 from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
-from damier.engine import Engine, SearchInfo, SearchResult, format_score
+from damier.engine import LEVELS, Engine, SearchInfo, SearchResult, format_score
 from damier.errors import MoveError, PdnError
 from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KINDS, Game, GameEnd,
                          GameError, parse_time_control)
@@ -75,6 +75,8 @@ __all__ = [
 
 
 DEFAULT_MOVETIME = 1.0
+"""The seconds of a hint and of weighing a draw offer (the engine's moves take their
+level's time, :data:`damier.engine.LEVELS`, unless ``movetime`` is given)."""
 DRAW_MARGIN = 25
 """The engine accepts a draw offer when its score is within this many centi-men of 0."""
 
@@ -307,8 +309,9 @@ class PlaySession:
     :param level: the engine's level, 1-10.
     :param clock: ``(seconds, increment)`` for each side (see :func:`parse_play_clock`),
         or None for no clocks.
-    :param movetime: the engine's seconds per move without a clock (also the
-        time of a hint and of weighing a draw offer).
+    :param movetime: the engine's seconds per move without a clock, and the time of a
+        hint and of weighing a draw offer; None (the default): the level's time per move
+        (:data:`damier.engine.LEVELS`) and :data:`DEFAULT_MOVETIME` for hints.
     :param depth: an optional cap on every search's depth (fast tests).
     :param fen: the start position (default: the variant's).
     :param rules: draw rules for games of ``variant`` (default: the variant's).
@@ -335,7 +338,7 @@ class PlaySession:
 
     def __init__(self, *, variant: str | Variant = "international", white: str = HUMAN,
                  black: str = ENGINE, level: int = DEFAULT_LEVEL,
-                 clock: tuple[float, float] | None = None, movetime: float = DEFAULT_MOVETIME,
+                 clock: tuple[float, float] | None = None, movetime: float | None = None,
                  depth: int | None = None, fen: str | None = None, rules: Rules | None = None,
                  numbers: bool = False, flipped: bool | None = None, seed: int | None = None,
                  hash_mb: int = 16, book: bool = False, egdb: EgdbSetting = None,
@@ -348,7 +351,7 @@ class PlaySession:
                 raise ValueError(f"{name} must be 'human' or 'engine', got {kind!r}")
         if not 1 <= level <= 10:
             raise ValueError(f"level must be between 1 and 10, got {level}")
-        if movetime <= 0:
+        if movetime is not None and not movetime > 0:
             raise ValueError("movetime must be positive")
         if depth is not None and depth < 1:
             raise ValueError("depth must be at least 1")
@@ -705,7 +708,8 @@ class PlaySession:
         if clock is not None:
             limits["clock"] = clock
         else:
-            limits["movetime"] = self.movetime
+            limits["movetime"] = (self.movetime if self.movetime is not None
+                                  else LEVELS[self.level].movetime)
         snapshot = board.copy()
         who = f"damier ({COLOR_TITLES[turn]}, level {self.level})"
         task = ThinkTask(
@@ -733,7 +737,7 @@ class PlaySession:
         """A full-strength search of the position (hint, draw offers)."""
         engine = self.engine
         snapshot = self.board.copy()
-        limits: dict[str, Any] = {"movetime": self.movetime}
+        limits: dict[str, Any] = {"movetime": self.movetime or DEFAULT_MOVETIME}
         if self.depth is not None:
             limits = {"depth": self.depth}
         task = ThinkTask(label=label,
@@ -1208,9 +1212,10 @@ def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--clock", metavar="TIME[+SEC]",
                    help="game clocks: TIME minutes (or M:SS, or with a unit: 90s) each, SEC "
                    "seconds added per move, e.g. 5+3; a flag fall loses")
-    p.add_argument("--movetime", type=float, default=DEFAULT_MOVETIME, metavar="SEC",
-                   help=f"engine seconds per move without a clock, and for hints "
-                   f"(default {DEFAULT_MOVETIME:g})")
+    p.add_argument("--movetime", type=float, default=None, metavar="SEC",
+                   help="engine seconds per move without a clock, and for hints (default: "
+                   f"by level, {LEVELS[1].movetime:g}-{LEVELS[10].movetime:g} s, and "
+                   f"{DEFAULT_MOVETIME:g} s for hints)")
     p.add_argument("--depth", type=int, help="cap the engine's search depth (plies)")
     p.add_argument("--fen", help="start from this position")
     p.add_argument("--load", metavar="FILE", help="start from the end of this PDN game")
@@ -1239,7 +1244,7 @@ def play_command(args: argparse.Namespace, out: TextIO, err: TextIO,
         clock = parse_play_clock(args.clock) if args.clock else None
         if not 1 <= args.level <= 10:
             raise ValueError(f"--level must be between 1 and 10, got {args.level}")
-        if args.movetime <= 0:
+        if args.movetime is not None and not args.movetime > 0:
             raise ValueError("--movetime must be positive")
         if args.depth is not None and args.depth < 1:
             raise ValueError("--depth must be at least 1")

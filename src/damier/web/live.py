@@ -29,7 +29,7 @@ from typing import Any
 from damier._core import Move
 from damier.board import Board
 from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
-from damier.engine import Engine, SearchInfo, SearchResult, format_score
+from damier.engine import LEVELS, Engine, SearchInfo, SearchResult, format_score
 from damier.errors import InvalidFenError
 from damier.piece import WHITE
 from damier.web.engines import (SLICE_SECONDS, Client, EnginePool, Job, JobStopped, PoolBusy,
@@ -82,8 +82,9 @@ one is sent by ``GET /api/games/{id}/tree`` only (the state says its ``tree_key`
 a move does not send megabytes to every page watching."""
 MAX_REPORTS = 2
 """Game reports running at once on the server (each holds a worker thread)."""
-DEFAULT_MOVETIME = {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.6, 5: 0.8, 6: 1.0, 7: 1.2, 8: 1.5, 9: 2.0, 10: 2.5}
-"""Seconds the engine may think per move, by level (lower levels also stop at a depth)."""
+DEFAULT_MOVETIME = {number: level.movetime for number, level in LEVELS.items()}
+"""Seconds the engine may think per move, by level (:data:`damier.engine.LEVELS`; lower
+levels also stop at a depth)."""
 
 
 def _coalesce_key(message: dict[str, Any]) -> str | None:
