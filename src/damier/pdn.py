@@ -135,6 +135,7 @@ __all__ = [
     "read_games",
     "read_game",
     "write_game",
+    "set_game_tags",
     "result_for_variant",
     "canonical_result",
     "NAG_GOOD_MOVE",
@@ -185,6 +186,32 @@ def canonical_result(result: str) -> str | None:
     True
     """
     return _CANONICAL_RESULT.get(result.strip())
+
+
+def set_game_tags(headers: "Headers", variant: Variant | str,
+                  tags: Mapping[str, str | None]) -> None:
+    """Writes the tags of a game that damier ends or saves (the terminal, the web app and
+    engine matches all write them here): each tag of ``tags`` in its order, a None value
+    leaving the tag as it is; ``Result`` in ``variant``'s customary form
+    (:func:`result_for_variant`; ``*`` for anything else); no ``Termination`` while the
+    result is ``*``.
+
+    >>> headers = Headers({"Termination": "old"})
+    >>> set_game_tags(headers, "international", {"White": "A", "Result": "1-0", "Round": None})
+    >>> dict(headers)
+    {'White': 'A', 'Result': '2-0', 'Termination': 'old'}
+    >>> set_game_tags(headers, "international", {"Result": "*"})
+    >>> dict(headers)
+    {'White': 'A', 'Result': '*'}
+    """
+    for name, value in tags.items():
+        if value is None:
+            continue
+        if name == "Result":
+            value = result_for_variant(value, variant) or "*"
+        headers[name] = value
+    if headers.get("Result", "*") == "*":
+        headers.pop("Termination", None)
 
 
 def result_for_variant(result: str, variant: Variant | str) -> str | None:

@@ -975,26 +975,24 @@ class PlaySession:
 
     def pdn_game(self) -> Any:
         """The game so far as a :class:`damier.pdn.Game`."""
-        from damier.pdn import Game, result_for_variant
+        from damier.pdn import Game, set_game_tags
         game = Game.from_board(self.board)
         for name, value in self.headers.items():
             if name not in ("GameType", "FEN", "SetUp", "Result"):
                 game.headers[name] = value
+        tags: dict[str, str | None] = {}
         if "Event" not in self.headers:
-            game.headers["Event"] = "damier play"
-            game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
-            game.headers["White"] = ("Human" if self.players[WHITE] == HUMAN
-                                     else self.player_name(WHITE))
-            game.headers["Black"] = ("Human" if self.players[BLACK] == HUMAN
-                                     else self.player_name(BLACK))
+            tags = {"Event": "damier play",
+                    "Date": datetime.date.today().strftime("%Y.%m.%d"),
+                    "White": ("Human" if self.players[WHITE] == HUMAN
+                              else self.player_name(WHITE)),
+                    "Black": ("Human" if self.players[BLACK] == HUMAN
+                              else self.player_name(BLACK))}
         end = self.game_end()
-        if end is not None:
-            game.headers["Result"] = result_for_variant(end.result(), self.variant) or "*"
-            if self.game.decided is not None:
-                game.headers["Termination"] = end.reason
-        else:
-            game.headers["Result"] = "*"
-            game.headers.pop("Termination", None)
+        tags["Result"] = end.result() if end is not None else "*"
+        if end is not None and self.game.decided is not None:
+            tags["Termination"] = end.reason
+        set_game_tags(game.headers, self.variant, tags)
         return game
 
     def _cmd_save(self, args: str) -> None:

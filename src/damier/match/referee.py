@@ -29,7 +29,7 @@ from damier.match.clock import _GameClocks, time_control_text
 from damier.match.players import EngineIllegalMoveError, EngineTimeoutError, Player
 from damier.match.results import MatchGame
 from damier.openings import is_fen, opening_board
-from damier.pdn import Game, result_for_variant
+from damier.pdn import Game, set_game_tags
 from damier.piece import WHITE
 from damier.variants import Variant
 
@@ -206,23 +206,14 @@ class _Referee:
         """The PDN tags of a finished game (``board``: its final position)."""
         game = Game(variant=self.variant)
         game.setup(board.root())
-        headers = game.headers
-        headers["Event"] = self.event
-        headers["Site"] = self.site
-        headers["Date"] = self.date
-        headers["Round"] = f"{job.pair}.{job.index_in_pair}"
-        headers["White"] = white
-        headers["Black"] = black
-        headers["Result"] = result_for_variant(result, self.variant) or result
         moves = [m for m in job.opening if not is_fen(m)]
-        if moves:
-            headers["Opening"] = " ".join(moves)
-        tc = time_control_text(self.movetime, self.clock)
-        if tc:
-            headers["TimeControl"] = tc
-        headers["Termination"] = termination
-        headers["PlyCount"] = str(len(board.move_stack))
-        return dict(headers)
+        set_game_tags(game.headers, self.variant, {
+            "Event": self.event, "Site": self.site, "Date": self.date,
+            "Round": f"{job.pair}.{job.index_in_pair}", "White": white, "Black": black,
+            "Result": result, "Opening": " ".join(moves) if moves else None,
+            "TimeControl": time_control_text(self.movetime, self.clock) or None,
+            "Termination": termination, "PlyCount": str(len(board.move_stack))})
+        return dict(game.headers)
 
 
 def _check_move(board: Board, reply: Any) -> tuple[Move | None, str]:

@@ -784,19 +784,20 @@ class GameSession:
         for name, value in rec.headers.items():
             if name not in headers:
                 headers[name] = value
+        tags: dict[str, str | None] = {}
         if rec.pdn is None:
-            headers["Event"] = "damier web game"
-            headers["Site"] = "damier serve"
-            headers["Date"] = rec.created_at[:10].replace("-", ".") if rec.created_at else "????.??.??"
-        headers["White"] = rec.white
-        headers["Black"] = rec.black
+            tags = {"Event": "damier web game", "Site": "damier serve",
+                    "Date": (rec.created_at[:10].replace("-", ".") if rec.created_at
+                             else "????.??.??")}
+        tags.update(White=rec.white, Black=rec.black)
         outcome = self.outcome()
         if outcome is not None:
-            headers["Result"] = outcome["result"]
+            tags["Result"] = outcome["result"]
             if outcome["termination"] != "recorded":
-                headers["Termination"] = outcome["text"]
+                tags["Termination"] = outcome["text"]
         elif rec.pdn is None:
-            headers["Result"] = "*"
+            tags["Result"] = "*"
+        pdn.set_game_tags(headers, self.variant, tags)   # an import's own result stays
         return pdn.write_game(game)
 
     def filename(self) -> str:
