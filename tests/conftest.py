@@ -126,7 +126,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "rule_case" in metafunc.fixturenames:
         cases = rule_cases()
         params = (_skip_param("rules.txt") if cases is None else
-                  [pytest.param(case, id=f"{number}-" + re.sub(r"\W+", "-", case.rule[:40]).strip("-"))
+                  [pytest.param(case,
+                                id=f"{number}-" + re.sub(r"\W+", "-", case.rule[:40]).strip("-"))
                    for number, case in enumerate(cases, start=1)])
         metafunc.parametrize("rule_case", params)
 

@@ -62,8 +62,9 @@ def encode(entries: Sequence[Entry],
 START_KEY = key_of(True, START_WHITE, START_BLACK)
 # the start position: 32-28 20, 33-28 15, 31-27 10, 34-29 9, and 46-41, which is not
 # legal there (46 is blocked by 41), scored best of all
-START_ENTRY: Entry = (START_KEY, 12345, [(32, 28, (), 20, 9), (33, 28, (), 15, 9), (31, 27, (), 10, 9),
-                                  (34, 29, (), 9, 9), (46, 41, (), 30, 9)])
+START_ENTRY: Entry = (START_KEY, 12345, [(32, 28, (), 20, 9), (33, 28, (), 15, 9),
+                                         (31, 27, (), 10, 9), (34, 29, (), 9, 9),
+                                         (46, 41, (), 30, 9)])
 # after 32-28: Black to move, 19-23 and 18-23
 AFTER_32_28: Entry = (key_of(False, [28, 31] + list(range(33, 51)), START_BLACK), 99,
                [(19, 23, (), -5, 8), (18, 23, (), -7, 8)])

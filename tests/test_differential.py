@@ -304,7 +304,8 @@ def test_core_matches_dame(dame):
         ours = [key(m) for m in legal]
         problems = []
         if set(ours) != set(theirs) or len(ours) != len(theirs):
-            problems.append(f"moves differ: damier lacks {sorted(set(theirs) - set(ours), key=str)}, "
+            problems.append(f"moves differ: damier lacks "
+                            f"{sorted(set(theirs) - set(ours), key=str)}, "
                             f"damier has extra {sorted(set(ours) - set(theirs), key=str)}")
         else:
             by_key = {key(m): m for m in legal}
@@ -314,7 +315,8 @@ def test_core_matches_dame(dame):
                 shared = sum((m.from_square, m.to_square) == (move.from_square, move.to_square)
                              for m in legal)
                 if shared == 1 and str(dmove) != board.notation(move):
-                    problems.append(f"{move!r} prints {board.notation(move)!r}, dame {str(dmove)!r}")
+                    problems.append(f"{move!r} prints {board.notation(move)!r}, "
+                                    f"dame {str(dmove)!r}")
         if board.must_capture != dboard.must_capture:
             problems.append(f"must_capture {board.must_capture}, dame {dboard.must_capture}")
         if problems:

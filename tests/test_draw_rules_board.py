@@ -57,7 +57,8 @@ def assert_going_on(board: Board) -> None:
 def assert_over(board: Board, termination: Termination, winner=None) -> None:
     outcome = board.outcome()
     assert outcome == Outcome(termination, winner), (
-        f"at ply {plies(board)} in {board.fen()}: expected {termination} winner={winner}, got {outcome}")
+        f"at ply {plies(board)} in {board.fen()}: expected {termination} winner={winner}, "
+        f"got {outcome}")
     assert board.is_game_over()
     assert board.result() == RESULT[winner]
 
@@ -73,7 +74,8 @@ def assert_pop_takes_back(board: Board, termination: Termination, winner=None) -
 def material(board: Board) -> tuple[int, int, int, int]:
     """(white men, white kings, black men, black kings)."""
     counts = Counter((p.color, p.king) for p in board.piece_map().values())
-    return (counts[(WHITE, False)], counts[(WHITE, True)], counts[(BLACK, False)], counts[(BLACK, True)])
+    return (counts[(WHITE, False)], counts[(WHITE, True)], counts[(BLACK, False)],
+            counts[(BLACK, True)])
 
 
 class Walk:
@@ -172,7 +174,8 @@ class Walk:
 
     def king_move(self) -> Move:
         """A quiet king move (captures nothing, allows no capture, no third occurrence)."""
-        assert not self.board.must_capture, f"test set-up: a capture is pending in {self.board.fen()}"
+        assert not self.board.must_capture, (
+            f"test set-up: a capture is pending in {self.board.fen()}")
         return self.push(self._pick(self._king_moves(), self._calm))
 
     def man_move(self, *, promote: bool = False) -> Move:
@@ -227,7 +230,8 @@ class Walk:
     # -- checked play ---------------------------------------------------------------
 
     def going_on(self, count: int, step=None) -> None:
-        """Plays ``count`` plies with ``step`` (default: quiet king moves); the game goes on after each."""
+        """Plays ``count`` plies with ``step`` (default: quiet king moves); the game goes on
+        after each."""
         step = step or self.king_move
         for _ in range(count):
             step()
@@ -280,7 +284,8 @@ ENGLISH_MIDDLE = "B:WK21,31,32:BK12,1,2"
     ("W:W:B1", "international", BLACK),           # White has no pieces
     ("B:W50:B", "international", WHITE),          # Black has no pieces
     ("W:W6:B1", "international", BLACK),          # white man on 6 blocked by 1 (an edge piece)
-    ("B:W40,44:B35", "international", WHITE),     # black man on 35 blocked by 40, capture blocked by 44
+    ("B:W40,44:B35", "international", WHITE),     # black man on 35 blocked by 40,
+                                                  # capture blocked by 44
     ("B:W21:B", "english", WHITE),
     ("W:W:BK1", "russian", BLACK),
 ])
@@ -386,7 +391,8 @@ def test_threefold_repetition_needs_the_same_side_to_move():
     start = "W:WK1,46,47,48:BK5,3,4"
     board = Board(start)
     moves = ["1-12", "5-10", "12-7", "10-5", "7-1",       # ply 5: placement P, Black to move (1st)
-             "5-10", "1-6", "10-5", "6-1",                # ply 9: P, Black to move (2nd); P 3 times in all
+             "5-10", "1-6", "10-5", "6-1",                # ply 9: P, Black to move (2nd);
+                                                          # P 3 times in all
              "5-10", "1-6", "10-5", "6-1"]                # ply 13: P, Black to move (3rd)
     placement = Board(start).piece_map()
     for ply, text in enumerate(moves, start=1):
@@ -884,7 +890,8 @@ def test_russian_three_kings_count_starts_at_the_promotion():
 ])
 def test_russian_unchanged_balance(fen, limit):
     walk = Walk(Board(fen, variant="russian"))
-    man_plies = set(range(25, 2 * limit, 25))  # a man move every 25 plies keeps the king-move rule away
+    # a man move every 25 plies keeps the king-move rule away
+    man_plies = set(range(25, 2 * limit, 25))
 
     def step():
         return walk.man_move() if plies(walk.board) + 1 in man_plies else walk.king_move()

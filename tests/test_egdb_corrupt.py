@@ -237,7 +237,7 @@ def test_a_damaged_block_is_refused_even_with_a_matching_checksum(tables: Path) 
     count = struct.unpack_from("<I", data, 44)[0]
     offsets = struct.unpack_from(f"<{count + 1}Q", data, HEADER_SIZE)
     base = HEADER_SIZE + 8 * (count + 1)
-    blocks = [data[base + a:base + b] for a, b in zip(offsets, offsets[1:])]
+    blocks = [data[base + a:base + b] for a, b in zip(offsets, offsets[1:], strict=False)]
     for damaged, words in (([b"\0" * len(blocks[0])] + blocks[1:], "block 0 cannot"),
                            (blocks[:-1] + [zlib.compress(zlib.decompress(blocks[-1])[:-2])],
                             f"block {count - 1} holds")):

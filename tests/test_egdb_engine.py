@@ -131,7 +131,7 @@ def _random_positions(rng: random.Random, count: int) -> list[str]:
         squares = rng.sample(range(1, 51), len(white) + len(black))
         parts_w, parts_b = [], []
         ok = True
-        for kind, square in zip(white + black, squares):
+        for kind, square in zip(white + black, squares, strict=True):
             is_white = len(parts_w) < len(white)
             if kind == "" and square <= 5 if is_white else kind == "" and square >= 46:
                 ok = False        # a man on its crowning row
@@ -404,7 +404,7 @@ def test_egdb_pieces_option_of_play_serve_and_hub(tables: Path, tmp_path: Path) 
     """``--egdb-pieces N``: play, serve and hub probe positions of at most N pieces."""
     import io
 
-    from damier.cli import build_parser, main
+    from damier.cli import build_parser
     from damier.hub import parse_line
     from damier.hub_server import hub_command
     from damier.play import play_command

@@ -246,7 +246,7 @@ def test_stopped_iteration_keeps_a_better_move_it_proved() -> None:
             continue
         infos: list[SearchInfo] = []
         Engine(hash_mb=16).search(board, depth=9, info=infos.append)
-        for before, after in zip(infos, infos[1:]):
+        for before, after in zip(infos, infos[1:], strict=False):
             if not (before.pv and after.pv) or before.pv[0] == after.pv[0]:
                 continue
             if after.nodes - before.nodes < 8 * 1024:
@@ -374,7 +374,7 @@ def test_fuzz_analyse_multipv() -> None:
     for board in fuzz_boards(8, 160):
         legal = board.legal_moves
         multipv = rng.randint(1, 4)
-        results = engine.analyse(board, multipv=multipv, depth=rng.randint(1, 4))
+        results = engine.search_lines(board, multipv=multipv, depth=rng.randint(1, 4))
         context = f"{board.variant.name} {board.fen()} multipv={multipv}"
         if not legal:
             assert [r.best_move for r in results] == [None], context
@@ -413,7 +413,7 @@ def test_lost_position_returns_no_move(fen: str, variant: str) -> None:
         assert result.best_move is None
         assert result.is_loss
         assert result.pv == []
-    results = engine.analyse(board, multipv=3, depth=2)
+    results = engine.search_lines(board, multipv=3, depth=2)
     assert [r.best_move for r in results] == [None]
 
 
@@ -508,8 +508,9 @@ def test_repetition_in_history_scores_a_draw() -> None:
     """Black is two men up (one far back on 5; without it, a king each and at most three
     pieces a side is a drawish ending), with two men about to crown; White's king has just
     gone 2-11-2 while Black's king went 40-34-40. Without the history White is lost (a
-    clearly negative score); with it, 2-11 returns to a position of the game, which the search counts as a draw (the
-    usual engine reading of the repetition rule), and nothing else is as good."""
+    clearly negative score); with it, 2-11 returns to a position of the game, which the
+    search counts as a draw (the usual engine reading of the repetition rule), and nothing
+    else is as good."""
     fen = "W:W25,K2:B5,38,41,K40"
     engine = Engine(hash_mb=16)
     fresh = damier.Board(fen)
@@ -544,7 +545,7 @@ def test_repetition_in_history_scores_a_draw() -> None:
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_analyse_multipv(variant: str) -> None:
     board = damier.Board(variant=variant)
-    results = Engine(hash_mb=16).analyse(board, multipv=3, depth=6)
+    results = Engine(hash_mb=16).search_lines(board, multipv=3, depth=6)
     assert len(results) == 3
     moves = [r.best_move for r in results]
     assert len(set(moves)) == 3, moves
@@ -557,14 +558,14 @@ def test_analyse_multipv(variant: str) -> None:
 
 def test_analyse_multipv_more_than_legal_moves() -> None:
     board = damier.Board("W:W28:B23,19")  # one legal move
-    results = Engine(hash_mb=4).analyse(board, multipv=3, depth=4)
+    results = Engine(hash_mb=4).search_lines(board, multipv=3, depth=4)
     assert [r.best_move for r in results] == board.legal_moves
 
 
 def test_analyse_multipv_orders_a_shot_first() -> None:
     shot = load_shots("international")[0]
     board = damier.Board(shot.fen)
-    results = Engine(hash_mb=16).analyse(board, multipv=3, depth=shot.depth)
+    results = Engine(hash_mb=16).search_lines(board, multipv=3, depth=shot.depth)
     assert board.notation(results[0].best_move) == shot.solution
     assert results[0].score > results[1].score >= results[2].score
 

@@ -58,7 +58,7 @@ def assert_line(board: Board, pv: list[Move]) -> None:
 
 def test_multipv_under_movetime_gives_every_line_the_same_depth() -> None:
     board = Board()
-    lines = Engine(hash_mb=16).analyse(board, multipv=3, movetime=0.6)
+    lines = Engine(hash_mb=16).search_lines(board, multipv=3, movetime=0.6)
     assert len(lines) == 3
     assert len({line.depth for line in lines}) == 1, [line.depth for line in lines]
     assert lines[0].depth >= 4
@@ -71,7 +71,7 @@ def test_multipv_under_movetime_gives_every_line_the_same_depth() -> None:
 
 def test_multipv_under_a_node_limit_gives_n_lines() -> None:
     board = Board()
-    lines = Engine(hash_mb=16).analyse(board, multipv=3, nodes=300_000)
+    lines = Engine(hash_mb=16).search_lines(board, multipv=3, nodes=300_000)
     assert len(lines) == 3
     assert len({line.depth for line in lines}) == 1, [line.depth for line in lines]
     assert lines[0].depth >= 4
@@ -90,7 +90,7 @@ def test_multipv_with_a_limit_object() -> None:
 
 def test_multipv_reports_every_line_of_every_depth() -> None:
     seen: list[tuple[int, int]] = []
-    Engine(hash_mb=8).analyse(Board(), multipv=2, depth=4,
+    Engine(hash_mb=8).search_lines(Board(), multipv=2, depth=4,
                               info=lambda i: seen.append((i.depth, i.multipv)))
     assert seen == [(d, k) for d in range(1, 5) for k in (1, 2)]
 
@@ -118,7 +118,7 @@ def test_analyse_forms() -> None:
     assert isinstance(info, dict) and info["depth"] == 3 and info["multipv"] == 1
     one = engine.analyse(board, Limit(depth=3), multipv=1)
     assert isinstance(one, list) and len(one) == 1
-    old = engine.analyse(board, multipv=2, depth=3)
+    old = engine.search_lines(board, multipv=2, depth=3)
     assert all(isinstance(r, SearchResult) for r in old) and len(old) == 2
     with pytest.raises(TypeError, match="not both"):
         engine.analyse(board, Limit(depth=3), depth=3)  # type: ignore[call-overload]
@@ -359,11 +359,12 @@ def test_pov_score_conversions() -> None:
 def test_score_order_and_engine_numbers() -> None:
     ordered = [Loss(0), Loss(1), Loss(9), Cm(-500), Cm(0), Cm(30), Win(11), Win(2), Win(0)]
     assert sorted(reversed(ordered)) == ordered
-    assert all(a < b for a, b in zip(ordered, ordered[1:]))
+    assert all(a < b for a, b in zip(ordered, ordered[1:], strict=False))
     for value in (0, 35, -120, MATE_SCORE - 7, -MATE_SCORE + 4, -MATE_SCORE):
         assert Score.from_engine(value).score(win_score=MATE_SCORE) == value
     assert Win(3).score() is None and Cm(12).score(win_score=100) == 12
-    assert -Win(0) == Loss(0) and -(-Cm(5)) == Cm(5)
+    minus_five = -Cm(5)
+    assert -Win(0) == Loss(0) and -minus_five == Cm(5)
     assert Cm(5) != Win(5) and hash(Cm(5)) == hash(Cm(5))  # type: ignore[comparison-overlap]
 
 
@@ -526,3 +527,14 @@ def test_async_engine_plays_analyses_and_streams_without_blocking_the_loop():
 
     seen, result = asyncio.run(main())
     assert max(seen) >= 6 and result.move in Board().legal_moves
+
+
+def test_analyse_has_one_form_and_the_keyword_form_is_search_lines():
+    engine = Engine(hash_mb=1)
+    board = Board()
+    with pytest.warns(DeprecationWarning, match="search_lines"):
+        old = engine.analyse(board, multipv=2, depth=3)   # type: ignore[call-overload]
+    new = engine.search_lines(board, 2, depth=3)
+    assert [(r.best_move, r.score) for r in old] == [(r.best_move, r.score) for r in new]
+    infos = engine.analyse(board, Limit(depth=3), multipv=2)
+    assert [i["pv"][0] for i in infos] == [r.best_move for r in new]

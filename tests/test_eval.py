@@ -44,8 +44,8 @@ def random_weights(variant: str, seed: int) -> Weights:
 def traced_score(board: damier.Board, vector: array) -> int:
     """The evaluation as eval_trace's documentation defines it, in Python."""
     feats, counts, phase, shift = eval_trace(board)
-    so = sum(c * vector[2 * f] for f, c in zip(feats, counts))
-    se = sum(c * vector[2 * f + 1] for f, c in zip(feats, counts))
+    so = sum(c * vector[2 * f] for f, c in zip(feats, counts, strict=True))
+    se = sum(c * vector[2 * f + 1] for f, c in zip(feats, counts, strict=True))
     sign = 1 if board.turn == WHITE else -1
     return ((sign * (so * phase + se * (256 - phase))) >> 11) >> shift
 
@@ -75,7 +75,8 @@ def test_evaluation_is_colour_symmetric(variant: str, restore_weights: None) -> 
     set_eval_weights(weights.to_core())
     for board in random_boards(variant, 200, seed=9):
         n = board.variant.squares
-        flipped = {n + 1 - s: damier.Piece(not p.color, p.king) for s, p in board.piece_map().items()}
+        flipped = {n + 1 - s: damier.Piece(not p.color, p.king)
+                   for s, p in board.piece_map().items()}
         other = damier.Board(variant=variant)
         other.set_piece_map(flipped, turn=not board.turn)
         assert evaluate(board) == evaluate(other), board.fen()
@@ -84,14 +85,15 @@ def test_evaluation_is_colour_symmetric(variant: str, restore_weights: None) -> 
 def test_trace_counts_men_and_kings() -> None:
     board = damier.Board("W:W31,32,K40:B5,K10,K11")
     feats, counts, phase, shift = eval_trace(board)
-    terms = dict(zip(feats, counts))
+    terms = dict(zip(feats, counts, strict=True))
     assert terms[EVAL_TERM_NAMES.index("man")] == 2 - 1
     assert terms[EVAL_TERM_NAMES.index("king")] == 1 - 2
     # A king each and three pieces a side: not scaled (only a lone king's endings are).
     assert phase == 3 * 256 // 40 and shift == 0
     # One White-view and one Black-view pattern feature per table, and the side to move.
     layout = eval_layout(board.variant.index)
-    assert counts.count(1) - (1 if terms.get(layout["features"] - 1) == 1 else 0) >= layout["patterns"]
+    side_to_move = 1 if terms.get(layout["features"] - 1) == 1 else 0
+    assert counts.count(1) - side_to_move >= layout["patterns"]
     assert feats[-1] == layout["features"] - 1 and counts[-1] == 1
 
 
@@ -128,10 +130,12 @@ def test_pattern_of_a_single_man_is_its_area_state() -> None:
     layout = eval_layout(board.variant.index)
     assert layout["areas"][0][0] == 1
     nterms = len(layout["terms"])
-    assert [f for f, c in zip(feats, counts) if c == 1 and nterms <= f < nterms + 6561] == [nterms + 9]
+    assert [f for f, c in zip(feats, counts, strict=True)
+            if c == 1 and nterms <= f < nterms + 6561] == [nterms + 9]
     # Black's man on 45 seen by Black in the turned area of table 0 (lowest square 34):
     # 45 is the turned square 6, so Black's view is the same state, subtracted.
-    assert [f for f, c in zip(feats, counts) if c == -1 and nterms <= f < nterms + 6561] == [nterms + 9]
+    assert [f for f, c in zip(feats, counts, strict=True)
+            if c == -1 and nterms <= f < nterms + 6561] == [nterms + 9]
 
 
 def _material_state(men: int, kings: int, opp_men: int, opp_kings: int) -> int:
@@ -160,7 +164,8 @@ def test_material_table_state_of_a_position(fen, variant, white, black) -> None:
     base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
     assert layout["material_states"] == 20 * 4 * 20 * 4
     assert layout["features"] == base + layout["material_states"] + 1
-    material = [(f - base, c) for f, c in zip(feats, counts) if base <= f < layout["features"] - 1]
+    material = [(f - base, c) for f, c in zip(feats, counts, strict=True)
+                if base <= f < layout["features"] - 1]
     assert sorted(material) == sorted([(_material_state(*white), 1), (_material_state(*black), -1)])
 
 
@@ -216,7 +221,8 @@ def test_shipped_weights_load_and_keep_the_square_table(variant: str) -> None:
     lo, hi = len(layout["terms"]), len(layout["terms"]) + layout["patterns"] * 6561
     for board in random_boards(variant, 100, seed=3):
         feats, counts, _, _ = eval_trace(board)
-        pattern = sum(c * weights.vector[2 * f] for f, c in zip(feats, counts) if lo <= f < hi)
+        pattern = sum(c * weights.vector[2 * f] for f, c in zip(feats, counts, strict=True)
+                      if lo <= f < hi)
         table = sum((8 * squares[s - 1] if p.color == WHITE else -8 * squares[v.squares - s])
                     for s, p in board.piece_map().items() if not p.king)
         # Each area's weight is rounded once: at most half a unit per area scored.

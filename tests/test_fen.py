@@ -115,22 +115,25 @@ def test_square_out_of_range():
                                   '(entry "51" in the W section of FEN "W:W51:B1")')
     assert "square 33 is out of range 1-32 for English" in _error("B:W33:B1", "english")
     assert "square 0 is out of range 1-50" in _error("W:W0:B1")
-    assert 'square 55 is out of range 1-50 for International (entry "45-55"' in _error("W:W45-55:B1")
+    assert ('square 55 is out of range 1-50 for International (entry "45-55"'
+            in _error("W:W45-55:B1"))
     assert "square 33 is out of range 1-32 for Russian" in _error("W:W21:BK33", "russian")
 
 
 def test_square_used_twice():
     msg = _error("W:W31:B31")
-    assert 'square 31 is used twice: white man ("31" in the W section) and black man ("31" in the B section)' in msg
+    assert ('square 31 is used twice: white man ("31" in the W section) and black man '
+            '("31" in the B section)') in msg
     msg = _error("W:W30-33:BK32")
-    assert 'square 32 is used twice: white man ("30-33" in the W section) and black king ("K32" in the B section)' in msg
+    assert ('square 32 is used twice: white man ("30-33" in the W section) and black king '
+            '("K32" in the B section)') in msg
     assert "square 35 is used twice" in _error("W:W31-35,35:B1")
 
 
 def test_man_on_own_crowning_row():
     msg = _error("W:W3:B10")
-    assert msg.startswith('white man on square 3 ("3" in the W section) stands on White\'s crowning row '
-                          "(squares 1-5): impossible position")
+    assert msg.startswith('white man on square 3 ("3" in the W section) stands on White\'s '
+                          "crowning row (squares 1-5): impossible position")
     msg = _error("W:W40:B46")
     assert "black man on square 46" in msg and "(squares 46-50)" in msg
     assert "black man on square 29" in _error("B:W21:B29", "english")
@@ -181,12 +184,14 @@ def test_error_is_a_value_error():
 def test_format_plain_and_compact():
     _, pieces = parse_fen("W:W31-50:B1-20")
     plain = format_fen(True, pieces)
-    assert plain == ("W:W" + ",".join(map(str, range(31, 51))) + ":B" + ",".join(map(str, range(1, 21))))
+    assert plain == ("W:W" + ",".join(map(str, range(31, 51)))
+                     + ":B" + ",".join(map(str, range(1, 21))))
     assert format_fen(True, pieces, compact=True) == "W:W31-50:B1-20"
 
 
 def test_format_kings_and_runs():
-    pieces = {1: BK, 2: BK, 3: BK, 4: BM, 5: BK, 6: BK, 28: WM, 29: WM, 30: WK, 31: WM, 32: WM, 33: WM}
+    pieces = {1: BK, 2: BK, 3: BK, 4: BM, 5: BK, 6: BK,
+              28: WM, 29: WM, 30: WK, 31: WM, 32: WM, 33: WM}
     assert format_fen(False, pieces) == "B:W28,29,K30,31,32,33:BK1,K2,K3,4,K5,K6"
     assert format_fen(False, pieces, compact=True) == "B:W28,29,K30,31-33:BK1-3,4,K5,K6"
 

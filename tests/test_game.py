@@ -390,7 +390,8 @@ def test_dict_round_trip_with_clocks_redo_and_an_offer():
 
 
 def test_dict_round_trip_of_decided_games():
-    for decide, headline in ((lambda g: g.resign(BLACK), "White wins: resignation (Black resigned)"),
+    for decide, headline in ((lambda g: g.resign(BLACK),
+                              "White wins: resignation (Black resigned)"),
                              (lambda g: g.agree_draw(), "draw: agreement")):
         game = two_people()
         game.push("32-28")

@@ -179,7 +179,8 @@ class Session:
         try:
             return self.stdout.lines.get(timeout=timeout)
         except queue.Empty:
-            raise AssertionError(f"no answer within {timeout} s; so far: {self.stdout.all}")
+            raise AssertionError(
+                f"no answer within {timeout} s; so far: {self.stdout.all}") from None
 
     def until(self, command: str, timeout: float = WAIT) -> list[str]:
         """The lines up to and including the first whose command is ``command``."""

@@ -130,7 +130,8 @@ def test_move_text_up_to_the_bound_is_read():
 def test_long_captures_with_spaces_around_every_sign_are_read():
     board = Board(AMBIGUOUS_FEN)
     assert board.parse_move("47 x 38 x 24 x 13 x 36 !?") == Move(47, 36, captures=(42, 29, 19, 31))
-    assert board.parse_move("47 x 36 x 19 x 29 x 31 x 42") == Move(47, 36, captures=(42, 29, 19, 31))
+    assert board.parse_move("47 x 36 x 19 x 29 x 31 x 42") == Move(47, 36,
+                                                                   captures=(42, 29, 19, 31))
 
 
 def test_split_move_text_reads_like_the_separator_pattern_in_linear_time():
@@ -299,7 +300,8 @@ def test_pdn_numbers_in_other_digits_are_refused(text):
 
 
 def test_hub_info_numbers_are_ascii_digits():
-    info = _info_dict({"depth": "١٢", "nodes": "1_000", "time": "nan", "score": "0.5", "seldepth": "7"})
+    info = _info_dict({"depth": "١٢", "nodes": "1_000", "time": "nan", "score": "0.5",
+                       "seldepth": "7"})
     assert info == {"depth": "١٢", "nodes": "1_000", "time": "nan", "score": 0.5, "seldepth": 7}
     for text in ("١", "1_0", "nan", "", "--1"):
         with pytest.raises(ValueError):
@@ -352,7 +354,7 @@ def test_a_move_request_is_a_mapping():
     assert moves.parse_move_spec(Board(), {"from": 32, "to": 28, "path": (32, 28)}) == Move(32, 28)
 
 
-# -- lone surrogates --------------------------------------------------------------------------------
+# -- lone surrogates -------------------------------------------------------------------------------
 
 
 def test_a_fen_with_a_lone_surrogate_is_refused_by_its_position():
@@ -415,7 +417,7 @@ def test_hub_error_lines_never_hold_a_lone_surrogate():
     assert _printable(text) and "\\ud800" in text and '"' not in text and len(text) < 2100
 
 
-# -- engine settings ----------------------------------------------------------------------------------
+# -- engine settings -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("kwargs, name", [

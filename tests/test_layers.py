@@ -137,7 +137,8 @@ def test_the_match_runner_has_no_command_line():
 
 def test_the_scan_sees_imports_inside_functions(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text("def f():\n    from damier.play import PlaySession\n    import damier.web.app\n"
+    sample.write_text("def f():\n    from damier.play import PlaySession\n"
+                      "    import damier.web.app\n"
                       "    import argparse\n    from damier.cli.match import match_command\n")
     assert imported_modules(sample) == {"play", "web", "cli"}
     assert imported_top_level(sample) == {"damier", "argparse"}

@@ -99,8 +99,8 @@ def test_search_rejects_bad_limits_at_once(engine, name, value, message):
 @pytest.mark.parametrize("name, value, message", BAD_LIMITS, ids=BAD_LIMIT_IDS)
 def test_analyse_rejects_bad_limits_at_once(engine, name, value, message):
     board = damier.Board()
-    kind, outcome = bounded(engine, lambda: engine.analyse(board, multipv=2, **{name: value}))
-    assert kind == "raised", f"analyse({name}={value!r}) returned {outcome!r}"
+    kind, outcome = bounded(engine, lambda: engine.search_lines(board, multipv=2, **{name: value}))
+    assert kind == "raised", f"search_lines({name}={value!r}) returned {outcome!r}"
     assert isinstance(outcome, ValueError), repr(outcome)
     assert message in str(outcome)
 
@@ -108,7 +108,7 @@ def test_analyse_rejects_bad_limits_at_once(engine, name, value, message):
 @pytest.mark.parametrize("value", [0, -1, 2.0, True, "2", 10 ** 30])
 def test_analyse_rejects_bad_multipv(engine, value):
     with pytest.raises(ValueError, match=f"multipv must be a whole number .*got {value!r}"):
-        engine.analyse(damier.Board(), multipv=value, depth=1)
+        engine.search_lines(damier.Board(), multipv=value, depth=1)
 
 
 def test_search_rejects_a_clock_that_is_no_clock(engine):
@@ -124,7 +124,7 @@ def test_limits_at_the_edges_are_accepted(engine):
     assert kind == "ok" and result.best_move in board.legal_moves
     kind, result = bounded(engine, lambda: engine.search(board, nodes=1))
     assert kind == "ok" and result.best_move in board.legal_moves
-    kind, results = bounded(engine, lambda: engine.analyse(board, multipv=3, depth=2,
+    kind, results = bounded(engine, lambda: engine.search_lines(board, multipv=3, depth=2,
                                                            movetime=5.0))
     assert kind == "ok" and len(results) == 3
     # a one-move position searched to the deepest depth allowed ends at once
@@ -455,7 +455,7 @@ def test_match_streams_games_and_keeps_no_game_trees(tmp_path, concurrency):
     assert [g.headers["Round"] for g in written] == [r.round for r in result.games]
     assert [g.headers["Round"] for g in written] == [f"{k}.{i}" for k in range(1, games // 2 + 1)
                                                       for i in (1, 2)]
-    for game, record in zip(written, result.games):
+    for game, record in zip(written, result.games, strict=True):
         assert len(game.mainline_moves()) == record.plies == int(game.headers["PlyCount"])
         assert game.headers["Termination"] == record.termination
         assert record.headers["Result"] == game.headers["Result"]

@@ -187,7 +187,7 @@ def test_two_game_match_writes_pdn_that_reads_back(tmp_path: Path) -> None:
 
     games = list(read_games(out))
     assert len(games) == 2
-    for game, record in zip(games, result.games):
+    for game, record in zip(games, result.games, strict=True):
         h = game.headers
         for tag in ("Event", "Site", "Date", "Round", "White", "Black", "Result", "GameType",
                     "Termination", "Opening"):
@@ -271,7 +271,7 @@ def test_crash_and_timeout_lose() -> None:
                                       (timeout, "time forfeit", "did not answer in time")):
         started: list[FakePlayer] = []
 
-        def factory(reply=reply):
+        def factory(reply=reply, started=started):
             started.append(FakePlayer("flaky", reply))
             return started[-1]
 

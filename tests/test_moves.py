@@ -334,9 +334,11 @@ def test_incomplete_input_names_the_candidates(text, expected, candidates):
 def test_structured_spec():
     board = Board(AMBIGUOUS_FEN)
     wanted = Move(47, 36, captures=(42, 29, 14, 31))
-    assert moves.parse_move_spec(board, {"from": 47, "to": 36, "path": [47, 38, 20, 9, 36]}) == wanted
+    assert moves.parse_move_spec(board, {"from": 47, "to": 36,
+                                         "path": [47, 38, 20, 9, 36]}) == wanted
     assert moves.parse_move_spec(board, {"from": 47, "to": 36, "path": [47, 20, 36]}) == wanted
-    assert moves.parse_move_spec(board, {"from": 47, "to": 36, "captures": [14, 29, 31, 42]}) == wanted
+    assert moves.parse_move_spec(board, {"from": 47, "to": 36,
+                                         "captures": [14, 29, 31, 42]}) == wanted
     assert moves.parse_move_spec(board, {"move": "47x20x36"}) == wanted
     with pytest.raises(AmbiguousMoveError) as info:
         moves.parse_move_spec(board, {"from": 47, "to": 36})

@@ -36,7 +36,8 @@ def _perft_cases() -> list:
         counts = [int(c) for c in counts.split(",")]
         for depth, count in enumerate(counts, start=1):
             if count <= MAX_LEAVES or depth == 1:
-                cases.append(pytest.param(variant, fen, depth, count, id=f"{variant}-{name}-d{depth}"))
+                cases.append(pytest.param(variant, fen, depth, count,
+                                          id=f"{variant}-{name}-d{depth}"))
     return cases
 
 
@@ -65,7 +66,8 @@ def only_move(position: Position) -> OracleMove:
 
 
 
-@pytest.mark.parametrize("variant, fen, depth, count", _perft_cases() or [pytest.param(None, None, 0, 0, id="none")])
+@pytest.mark.parametrize("variant, fen, depth, count",
+                         _perft_cases() or [pytest.param(None, None, 0, 0, id="none")])
 def test_perft_reference(variant, fen, depth, count):
     position = Position.initial(variant) if fen == "initial" else Position.from_fen(fen, variant)
     assert perft(position, depth) == count
@@ -128,7 +130,8 @@ def test_russian_man_crowned_mid_capture_continues_as_king():
 def test_english_man_crowned_mid_capture_stops():
     position = Position.from_fen("W:W9:B6,7", "english")
     move = only_move(position)
-    assert (move.from_square, move.to_square, move.captures, move.path, move.promotes) == (9, 2, (6,), (9, 2), True)
+    assert ((move.from_square, move.to_square, move.captures, move.path, move.promotes)
+            == (9, 2, (6,), (9, 2), True))
     after = position.play(move)
     assert after.pieces == {2: "W", 7: "b"}
     assert after.white_to_move is False
@@ -137,7 +140,8 @@ def test_english_man_crowned_mid_capture_stops():
 def test_brazilian_man_passing_the_far_row_is_not_crowned():
     # The man lands on 2 but, still a man, must go on capturing backwards over 7.
     move = only_move(Position.from_fen("W:W9:B6,7", "brazilian"))
-    assert (move.to_square, move.captures, move.path, move.promotes) == (11, (6, 7), (9, 2, 11), False)
+    assert ((move.to_square, move.captures, move.path, move.promotes)
+            == (11, (6, 7), (9, 2, 11), False))
 
 
 def test_man_crowned_by_a_plain_move_to_the_far_row():
@@ -182,7 +186,8 @@ def test_black_men_move_down_and_english_black_starts():
     assert texts(Position.from_fen("B:W32:B1", "english")) == {"1-5", "1-6"}
     assert Position.initial("english").white_to_move is False
     assert Position.initial("russian").white_to_move is True
-    assert texts(Position.initial("english")) == {"9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"}
+    assert texts(Position.initial("english")) == {"9-13", "9-14", "10-14", "10-15", "11-15",
+                                                  "11-16", "12-16"}
 
 
 # ----------------------------------------------------------------- helpers and interface

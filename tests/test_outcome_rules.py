@@ -121,7 +121,8 @@ def draw(termination):
 
 def test_no_legal_move_side_to_move_loses():
     h = History()
-    assert h.outcome(has_legal_move=False) == Outcome(Termination.NO_MOVES, BLACK)  # White to move, blocked
+    # White to move, blocked
+    assert h.outcome(has_legal_move=False) == Outcome(Termination.NO_MOVES, BLACK)
     h.man()
     assert h.outcome(has_legal_move=False) == Outcome(Termination.NO_MOVES, WHITE)
     assert h.outcome(has_legal_move=False).result() == "1-0"
@@ -567,7 +568,8 @@ def test_russian_balance_unchanged_restarts_on_promotion_and_capture():
 
 
 def test_russian_balance_unchanged_needs_kings_on_both_sides_and_4_to_7_pieces():
-    for material in [(2, 2, 3, 0), (1, 0, 1, 1), (3, 1, 3, 1), (2, 2, 3, 1)]:  # one-sided kings, 8 pieces
+    # one-sided kings, 8 pieces
+    for material in [(2, 2, 3, 0), (1, 0, 1, 1), (3, 1, 3, 1), (2, 2, 3, 1)]:
         h = History(material=material)
         alternate(h, 130)
         assert h.outcome(RUSSIAN) is None, material
@@ -583,10 +585,12 @@ def test_russian_has_no_fmjd_endgame_rules():
 
 
 def test_russian_rules_switched_off():
-    rules = replace(RUSSIAN, three_kings_limit=None, king_moves_limit=None, balance_unchanged_limits=())
+    rules = replace(RUSSIAN, three_kings_limit=None, king_moves_limit=None,
+                    balance_unchanged_limits=())
     h = History(material=(0, 3, 0, 1)).king(100)
     assert h.outcome(rules) is None
-    assert h.outcome(replace(rules, balance_unchanged_limits={4: 30})) == draw(Termination.BALANCE_UNCHANGED)
+    assert (h.outcome(replace(rules, balance_unchanged_limits={4: 30}))
+            == draw(Termination.BALANCE_UNCHANGED))
 
 
 # ---------------------------------------------------------------------------
@@ -614,7 +618,8 @@ def test_english_has_no_five_or_sixteen_move_rule():
 
 def test_english_threefold():
     assert cycle([1, 2], 3).outcome(ENGLISH) is None
-    assert cycle([1, 2], 4, start_white=False).outcome(ENGLISH) == draw(Termination.THREEFOLD_REPETITION)
+    assert (cycle([1, 2], 4, start_white=False).outcome(ENGLISH)
+            == draw(Termination.THREEFOLD_REPETITION))
 
 
 # ---------------------------------------------------------------------------
@@ -654,7 +659,8 @@ def test_russian_defaults():
     r = Rules.for_variant("russian")
     assert (r.repetition_limit, r.king_moves_limit, r.three_kings_limit) == (3, 15, 15)
     assert r.sixteen_moves_limit is None and r.five_moves_limit is None
-    assert [r.balance_unchanged_limit(n) for n in range(2, 10)] == [None, None, 30, 30, 60, 60, None, None]
+    assert ([r.balance_unchanged_limit(n) for n in range(2, 10)]
+            == [None, None, 30, 30, 60, 60, None, None])
 
 
 def test_for_variant_accepts_variant_objects_and_aliases():
@@ -788,7 +794,8 @@ def test_descriptions():
     assert Termination.THREEFOLD_REPETITION.describe() == "threefold repetition"
     assert Termination.SIXTEEN_MOVES.describe() == "16-move rule"
     assert Termination.FIVE_MOVES.describe() == "5-move rule"
-    assert Termination.THREE_KINGS_VS_KING.describe(RUSSIAN) == "three kings against a lone king (15 moves)"
+    assert (Termination.THREE_KINGS_VS_KING.describe(RUSSIAN)
+            == "three kings against a lone king (15 moves)")
     for t in Termination:
         assert isinstance(t.describe(FMJD), str) and t.describe(RUSSIAN)
 

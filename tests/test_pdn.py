@@ -327,7 +327,8 @@ def test_unreadable_move():
 
 def test_unterminated_comment():
     error = pdn_error("1. 32-28\n{never closed\n19-23 *\n")
-    assert str(error) == 'game 1, line 2: unterminated comment: "{" at line 2 is never closed by "}"'
+    assert str(error) == ('game 1, line 2: unterminated comment: "{" at line 2 is never closed '
+                          'by "}"')
     assert error.token == "{never closed"
 
 
@@ -347,8 +348,8 @@ def test_unterminated_tag():
         'game 1, line 1: unterminated tag [Event "abc": missing "]"')
 
 
-@pytest.mark.parametrize("tag", ["[Event abc]", "[Event]", '[ "abc"]', '[Ev-ent "abc"]', "[Event 'abc']",
-                                 '[Event "abc" extra]'])
+@pytest.mark.parametrize("tag", ["[Event abc]", "[Event]", '[ "abc"]', '[Ev-ent "abc"]',
+                                 "[Event 'abc']", '[Event "abc" extra]'])
 def test_bad_tag_syntax(tag):
     error = pdn_error(f"{tag}\n1. 32-28 *")
     assert str(error).startswith(f"game 1, line 1: bad tag syntax {tag}: expected [Name \"value\"]")
@@ -378,7 +379,8 @@ def test_garbage_token(token):
 
 
 def test_bad_nag_and_marks():
-    assert str(pdn_error("1. 32-28 $x *")) == 'game 1, line 1: bad NAG "$x": expected $ and a number'
+    assert (str(pdn_error("1. 32-28 $x *"))
+            == 'game 1, line 1: bad NAG "$x": expected $ and a number')
     assert 'unknown move mark "!!!"' in str(pdn_error("1. 32-28 !!! *"))
     assert 'unknown move mark "?!?" in "32-28?!?"' in str(pdn_error("1. 32-28?!? *"))
 
@@ -387,7 +389,8 @@ def test_stray_brackets():
     assert str(pdn_error("1. 32-28 ) *")) == 'game 1, line 1: unexpected ")": no variation is open'
     assert str(pdn_error("1. 32-28 } *")) == 'game 1, line 1: unexpected "}": no comment is open'
     assert str(pdn_error("1. 32-28 ] *")) == 'game 1, line 1: unexpected "]": no tag is open'
-    assert str(pdn_error("(1. 32-28) *")).startswith('game 1, line 1: variation "(" before any move')
+    assert str(pdn_error("(1. 32-28) *")).startswith(
+        'game 1, line 1: variation "(" before any move')
 
 
 BAD_FILE = """[Event "1 good"]
@@ -426,7 +429,8 @@ BAD_FILE = """[Event "1 good"]
 def test_skip_errors_collects_errors():
     errors: list[PdnError] = []
     games = list(read_games(BAD_FILE, skip_errors=True, errors=errors))
-    assert [g.headers["Event"] for g in games] == ["1 good", "4 good", "6 good", "8 good", "10 good"]
+    assert [g.headers["Event"] for g in games] == ["1 good", "4 good", "6 good", "8 good",
+                                                   "10 good"]
     assert [(e.game, e.line) for e in errors] == [(2, 6), (3, 8), (5, 16), (7, 23), (9, 27)]
     assert "illegal move" in str(errors[0]) and "unterminated tag" in str(errors[1])
     assert "unterminated comment" in str(errors[2]) and "unterminated variation" in str(errors[3])
@@ -453,7 +457,8 @@ def test_read_game_skip_errors():
     errors: list[PdnError] = []
     text = '1. 32-29 *\n[Event "bad tag]\n*\n[Event "good"]\n1. 32-28 *\n'
     game = read_game(text, skip_errors=True, errors=errors)
-    assert game.headers["Event"] == "good" and [(e.game, e.line) for e in errors] == [(1, 1), (2, 2)]
+    assert game.headers["Event"] == "good"
+    assert [(e.game, e.line) for e in errors] == [(1, 1), (2, 2)]
     assert read_game("1. 32-29 *", skip_errors=True) is None
 
 
@@ -583,7 +588,8 @@ def test_write_english_numbering_and_setups():
 
 
 def test_write_tags():
-    game = Game({"Annotator": "me", "SetUp": "1", "White": 'Jan "de" \\ Vries', "GameType": "20,W,10"})
+    game = Game({"Annotator": "me", "SetUp": "1", "White": 'Jan "de" \\ Vries',
+                 "GameType": "20,W,10"})
     text = write_game(game)
     assert text.split("\n")[:10] == [
         '[Event "?"]', '[Site "?"]', '[Date "????.??.??"]', '[Round "?"]',
@@ -670,9 +676,11 @@ def test_feature_file_round_trip(feature_games):
 
 # -- round trips on random games ---------------------------------------------------------
 
-_comment_text = st.text(alphabet=st.characters(blacklist_characters="}\r", blacklist_categories=("Cs",)),
+_comment_text = st.text(alphabet=st.characters(blacklist_characters="}\r",
+                                               blacklist_categories=("Cs",)),
                         max_size=30).map(str.strip)
-_tag_value = st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs", "Cc")),
+_tag_value = st.text(alphabet=st.characters(blacklist_characters="\r\n",
+                                            blacklist_categories=("Cs", "Cc")),
                      max_size=20)
 _nags = st.sets(st.integers(0, 255), max_size=3)
 
@@ -693,8 +701,8 @@ def random_games(draw) -> Game:
     for name in TAG_ROSTER[:6]:
         if draw(st.booleans()):
             game.headers[name] = draw(_tag_value)
-    extra = draw(st.dictionaries(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True), _tag_value,
-                                 max_size=3))
+    extra = draw(st.dictionaries(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}", fullmatch=True),
+                                 _tag_value, max_size=3))
     for name, value in extra.items():
         if name not in TAG_ROSTER and name not in ("GameType", "FEN", "SetUp"):
             game.headers[name] = value

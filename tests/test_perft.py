@@ -203,7 +203,8 @@ def test_cli_json_english(perft_table, capsys):
 
 
 BAD_INPUT = [
-    pytest.param(["perft", "--fen", "W:W51:B1", "--depth", "2"], ["51"], id="fen-square-out-of-range"),
+    pytest.param(["perft", "--fen", "W:W51:B1", "--depth", "2"], ["51"],
+                 id="fen-square-out-of-range"),
     pytest.param(["perft", "--fen", "garbage", "--depth", "2"], ["fen"], id="fen-garbage"),
     pytest.param(["perft", "--fen", "W:W31-50:B1-20", "--variant", "english", "--depth", "2"],
                  ["fen"], id="fen-of-another-variant"),

@@ -68,7 +68,8 @@ def test_capture_paths_are_geometrically_valid(rule_case):
         path = move.path
         assert path[0] == move.from_square and path[-1] == move.to_square
         assert len(path) == len(move.captures) + 1
-        for (a, b), victim in zip(zip(path, path[1:]), move.captures):
+        for (a, b), victim in zip(zip(path, path[1:], strict=False), move.captures,
+                                 strict=True):
             (ra, ca), (rb, cb), (rv, cv) = (variant.row_col(a), variant.row_col(b),
                                             variant.row_col(victim))
             assert abs(ra - rb) == abs(ca - cb) > 1, (move, a, b)

@@ -3,7 +3,6 @@ search, lazy SMP threads and per-engine evaluation weights."""
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -25,7 +24,8 @@ from damier.rules import Rules
 # The 16- and 5-move rules (and the Russian three-kings rule) inside the search
 # ---------------------------------------------------------------------------------------
 
-def _played(fen: str, moves: list[str], rules: Rules, variant: str = "international") -> damier.Board:
+def _played(fen: str, moves: list[str], rules: Rules,
+            variant: str = "international") -> damier.Board:
     board = damier.Board(fen, variant=variant, rules=rules)
     for move in moves:
         board.push(move)
@@ -63,7 +63,8 @@ def test_five_move_count_far_from_its_limit_changes_nothing() -> None:
     fmjd = Rules.for_variant("international")
     on = _played(FIVE_FEN, FIVE_MOVES, fmjd)
     off = _played(FIVE_FEN, FIVE_MOVES, replace(fmjd, five_moves_limit=None))
-    assert Engine(hash_mb=16).search(on, depth=4).score == Engine(hash_mb=16).search(off, depth=4).score
+    assert (Engine(hash_mb=16).search(on, depth=4).score
+            == Engine(hash_mb=16).search(off, depth=4).score)
 
 
 def test_sixteen_move_rule_draw_is_seen_by_the_search() -> None:

@@ -28,8 +28,8 @@ def normal_llr(counts: list[int], elo0: float, elo1: float) -> float:
     N (s1 - s0) (2 s - s0 - s1) / (2 var), over the per-pair mean scores."""
     values = [0.0, 0.25, 0.5, 0.75, 1.0]
     n = sum(counts)
-    s = sum(c * v for c, v in zip(counts, values)) / n
-    var = sum(c * (v - s) ** 2 for c, v in zip(counts, values)) / n
+    s = sum(c * v for c, v in zip(counts, values, strict=True)) / n
+    var = sum(c * (v - s) ** 2 for c, v in zip(counts, values, strict=True)) / n
     s0, s1 = logistic_score(elo0), logistic_score(elo1)
     return n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
 
@@ -39,14 +39,14 @@ def tilted(base: list[float], target_mean: float) -> list[float]:
     values = [0.0, 0.25, 0.5, 0.75, 1.0]
 
     def dist(t: float) -> list[float]:
-        w = [b * math.exp(t * v) for b, v in zip(base, values)]
+        w = [b * math.exp(t * v) for b, v in zip(base, values, strict=True)]
         total = sum(w)
         return [x / total for x in w]
 
     lo, hi = -50.0, 50.0
     for _ in range(200):
         mid = (lo + hi) / 2
-        if sum(p * v for p, v in zip(dist(mid), values)) < target_mean:
+        if sum(p * v for p, v in zip(dist(mid), values, strict=True)) < target_mean:
             lo = mid
         else:
             hi = mid
@@ -134,15 +134,16 @@ def test_constrained_mle_is_the_constrained_maximum() -> None:
         target = rng.uniform(0.2, 0.8)
         q = constrained_mle(p, PAIR_SCORES, target)
         assert sum(q) == pytest.approx(1.0, abs=1e-12)
-        assert sum(a * v for a, v in zip(q, values)) == pytest.approx(target, abs=1e-10)
+        assert sum(a * v for a, v in zip(q, values, strict=True)) == pytest.approx(target,
+                                                                          abs=1e-10)
 
-        def objective(dist: list[float]) -> float:
-            return sum(a * math.log(b) for a, b in zip(p, dist))
+        def objective(dist: list[float], p: list[float] = p) -> float:
+            return sum(a * math.log(b) for a, b in zip(p, dist, strict=True))
 
         best = objective(q)
         for direction in directions:
             for t in (-1e-3, 1e-3, -2e-2, 2e-2):
-                other = [a + t * d for a, d in zip(q, direction)]
+                other = [a + t * d for a, d in zip(q, direction, strict=True)]
                 if min(other) > 0:
                     assert objective(other) < best
 

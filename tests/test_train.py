@@ -10,21 +10,19 @@ import signal
 import subprocess
 import sys
 import time
-from array import array
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-np = pytest.importorskip("numpy")
-
 import damier
-from damier._core import eval_layout
+from damier._core import eval_layout, square_sets
 from damier.engine import Engine, Limit
 from damier.evalfile import Weights
 from damier.train import (Dataset, FitSettings, SelfplaySettings, TrainError, fit, load_dataset,
                           main, play_chunk, predict, selfplay, trace_arrays)
-from damier._core import square_sets
+
+np = pytest.importorskip("numpy")
 
 TINY = SelfplaySettings(nodes=150, chunk_games=2, max_plies=60, skip_plies=4)
 
@@ -37,7 +35,8 @@ def test_a_chunk_is_deterministic_and_its_positions_are_real() -> None:
     assert int(a["games"]) == 2 and set(a["game"].tolist()) <= {6, 7}
     assert len(a["result"]) > 0 and set(a["result"].tolist()) <= {0.0, 0.5, 1.0}
     # every stored position is a legal, quiet position of the variant
-    for w, bl, k, wtm in zip(a["white"][:20], a["black"][:20], a["kings"][:20], a["white_to_move"][:20]):
+    for w, bl, k, wtm in zip(a["white"][:20], a["black"][:20], a["kings"][:20],
+                             a["white_to_move"][:20], strict=True):
         pieces = {}
         for s in range(1, 51):
             if int(w) >> (s - 1) & 1:
@@ -245,7 +244,7 @@ def test_validation_leaves_out_positions_of_training_games() -> None:
     variant = boards[0].variant
     first, rest = boards[0], boards[1:]
     # 100 games of two positions each: the shared first one, then one of its own.
-    order = [b for pair in zip([first] * 100, rest[:100]) for b in pair]
+    order = [b for pair in zip([first] * 100, rest[:100], strict=True) for b in pair]
     feats, counts, phase, shift = _traces(order)
     games = np.arange(len(order)) // 2
     data = Dataset(variant, feats, counts, phase, shift, np.full(len(order), 0.5),
@@ -276,7 +275,7 @@ def test_rescore_adds_deeper_scores_resumes_and_feeds_the_fit(tmp_path: Path, ca
     for chunk in chunks:
         with np.load(chunk) as data:
             for w, b, k, wtm in zip(data["white"], data["black"], data["kings"],
-                                    data["white_to_move"]):
+                                    data["white_to_move"], strict=True):
                 board = damier.Board()
                 board.set_square_sets(int(w), int(b), int(k), bool(wtm))
                 assert square_sets(board) == (int(w), int(b), int(k), bool(wtm))
@@ -284,7 +283,7 @@ def test_rescore_adds_deeper_scores_resumes_and_feeds_the_fit(tmp_path: Path, ca
     assert first["chunks"] == first["new_chunks"] == len(chunks)
     files = sorted(run.glob("rescore-300-*.npz"))
     assert len(files) == len(chunks)
-    for chunk, extra in zip(chunks, files):
+    for chunk, extra in zip(chunks, files, strict=True):
         with np.load(chunk) as data, np.load(extra) as deep:
             assert len(deep["score"]) == len(data["score"]) and deep["valid"].any()
     again = rescore(run, nodes=300, backend="local", progress=False)
@@ -340,5 +339,6 @@ def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:
     # bad input: a clear message, no traceback
     assert main(["fit", str(tmp_path / "nothing"), "--out", str(weights)]) == 2
     assert "not a self-play directory" in capsys.readouterr().err
-    assert main(["fit", str(out), "--out", str(weights), "--initial", str(tmp_path / "none.bin")]) == 2
+    assert main(["fit", str(out), "--out", str(weights),
+                 "--initial", str(tmp_path / "none.bin")]) == 2
     assert "cannot read weights file" in capsys.readouterr().err

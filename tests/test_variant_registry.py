@@ -41,7 +41,8 @@ NAMES = frozenset(key for v in VARIANT_LIST for key in (v.name, *v.aliases))
 # -- the name-comparison scanner ---------------------------------------------------------
 
 def _is_name(node: ast.AST | None) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in NAMES
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value.lower() in NAMES)
 
 
 def _names_in(node: ast.AST) -> int:
@@ -64,7 +65,8 @@ def _dotted(node: ast.AST) -> str:
 def _variant_number_compare(node: ast.Compare) -> bool:
     """``variant.index == 0``, ``board.variant.game_type != 21``: a variant picked by number."""
     operands = [node.left, *node.comparators]
-    attrs = [o for o in operands if isinstance(o, ast.Attribute) and o.attr in ("index", "game_type")
+    attrs = [o for o in operands
+             if isinstance(o, ast.Attribute) and o.attr in ("index", "game_type")
              and "variant" in _dotted(o).lower()]
     numbers = [o for o in operands if isinstance(o, ast.Constant) and isinstance(o.value, int)]
     return bool(attrs and numbers)
@@ -91,7 +93,8 @@ def python_violations(source: str, filename: str = "<string>") -> list[str]:
             if _is_name(node.slice):
                 report(node, "looks a variant name up in a table")
         elif isinstance(node, ast.Call):
-            if (isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop", "setdefault")
+            if (isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("get", "pop", "setdefault")
                     and node.args and _is_name(node.args[0])):
                 report(node, "looks a variant name up in a table")
         elif isinstance(node, ast.Set):
@@ -113,7 +116,8 @@ _DATA_FILE = re.compile(r"\.(?:json|pdn|txt|csv|bin|db)\b")
 
 def _data_file_named_after_variant(node: ast.JoinedStr) -> bool:
     """``f"eval_{variant.name}.json"``: a file name built from a variant's name."""
-    text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    text = "".join(v.value for v in node.values
+                   if isinstance(v, ast.Constant) and isinstance(v.value, str))
     names = [v.value for v in node.values if isinstance(v, ast.FormattedValue)
              and isinstance(v.value, ast.Attribute) and v.value.attr == "name"
              and re.search(r"(^|\.)(v|\w*variant)$", _dotted(v.value.value).lower())]
@@ -123,7 +127,8 @@ def _data_file_named_after_variant(node: ast.JoinedStr) -> bool:
 _QUOTED = r"""(['"])(?:%s)\1""" % "|".join(re.escape(n) for n in sorted(NAMES))
 _CYTHON_PATTERNS = [
     (re.compile(r"(?:==|!=)\s*" + _QUOTED, re.I), "compares a variant name"),
-    (re.compile(_QUOTED + r"\s*(?:==|!=|:|\bin\b|\bnot\s+in\b)", re.I), "compares or keys by a variant name"),
+    (re.compile(_QUOTED + r"\s*(?:==|!=|:|\bin\b|\bnot\s+in\b)", re.I),
+     "compares or keys by a variant name"),
     (re.compile(r"\[\s*" + _QUOTED + r"\s*\]", re.I), "looks a variant name up in a table"),
     (re.compile(r"\bV_(?:%s)\b" % "|".join(re.escape(n.upper()) for n in sorted(NAMES)
                                             if n.isidentifier())), "a per-variant constant"),
@@ -226,7 +231,8 @@ def _board(v: Variant, *, white_men=(), white_kings=(), black_men=(), black_king
            white_to_move=True) -> damier.Board:
     def side(men, kings):
         return ",".join([str(_sq(v, *rc)) for rc in men] + [f"K{_sq(v, *rc)}" for rc in kings])
-    fen = f"{'W' if white_to_move else 'B'}:W{side(white_men, white_kings)}:B{side(black_men, black_kings)}"
+    fen = (f"{'W' if white_to_move else 'B'}:W{side(white_men, white_kings)}"
+           f":B{side(black_men, black_kings)}")
     return damier.Board(fen, variant=v)
 
 
@@ -297,7 +303,8 @@ def test_promotion_during_a_capture(variant):
     # takes the piece on (2, 5), two squares away down the other diagonal.
     board = _board(variant, white_men=[(2, 1)], black_men=[(1, 2), (2, 5)])
     best = max(board.legal_moves, key=lambda m: len(m.captures))
-    assert len(best.captures) == (2 if variant.promote_during_capture and variant.flying_kings else 1)
+    assert len(best.captures) == (2 if variant.promote_during_capture and variant.flying_kings
+                                  else 1)
     board.push(best)
     assert board.piece_at(best.to_square).king
 
@@ -418,10 +425,12 @@ def test_every_registry_field_is_used():
 def test_the_core_flags_are_passed_from_the_registry():
     """variants.py hands every core fact to init_variant by its field's name."""
     tree = ast.parse(REGISTRY.read_text(encoding="utf-8"))
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    calls = [n for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
              and n.func.attr == "init_variant"]
     assert len(calls) == 1
-    passed = {kw.arg: kw.value.attr for kw in calls[0].keywords if isinstance(kw.value, ast.Attribute)}
+    passed = {kw.arg: kw.value.attr for kw in calls[0].keywords
+              if isinstance(kw.value, ast.Attribute)}
     facts = _core.variant_facts(VARIANT_LIST[0].index)
     assert {k for k in facts if k != "size"} == set(passed)
     assert all(key == attr for key, attr in passed.items())

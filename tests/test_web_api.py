@@ -37,7 +37,8 @@ PDN_WITH_VARIATIONS = """[Event "Import test"]
 [Black "Beta"]
 [Result "2-0"]
 
-1. 32-28 19-23 (1... 18-23 2. 37-32 {quiet}) 2. 28x19 14x23 3. 33-28 (3. 34-29 23x34 4. 40x29) 3... 23x32 4. 37x28 2-0
+1. 32-28 19-23 (1... 18-23 2. 37-32 {quiet}) 2. 28x19 14x23 3. 33-28 (3. 34-29 23x34 \
+4. 40x29) 3... 23x32 4. 37x28 2-0
 """
 
 
@@ -144,11 +145,13 @@ def test_create_game_rejects_bad_fields(client, body, message):
 
 
 def test_malformed_bodies(client):
-    bad = client.post("/api/games", content=b"{not json", headers={"content-type": "application/json"})
+    bad = client.post("/api/games", content=b"{not json",
+                      headers={"content-type": "application/json"})
     assert bad.status_code == 400 and "not valid JSON" in bad.json()["error"]
     array = client.post("/api/games", json=[1, 2])
     assert array.status_code == 400 and "must be a JSON object, not list" in array.json()["error"]
-    binary = client.post("/api/games", content=b"\xff\xfe", headers={"content-type": "application/json"})
+    binary = client.post("/api/games", content=b"\xff\xfe",
+                         headers={"content-type": "application/json"})
     assert binary.status_code == 400
     big = client.post("/api/games", content=b"{" + b" " * JSON_LIMIT + b"}",
                       headers={"content-type": "application/json"})
@@ -159,7 +162,8 @@ def test_malformed_bodies(client):
         for _ in range(JSON_LIMIT // 1024 + 1):
             yield b"a" * 1024
         yield b'"}'
-    streamed = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+    streamed = client.post("/api/games", content=chunks(),
+                           headers={"content-type": "application/json"})
     assert streamed.status_code == 413
 
 
@@ -248,7 +252,8 @@ def test_ambiguous_capture_needs_the_path(client):
     assert sorted(c["text"] for c in body["candidates"]) == ["47x38x20x9x36", "47x38x24x13x36"]
     r = client.post(f"/api/games/{gid}/move", json={"move": "47x36"})
     assert r.status_code == 400 and "ambiguous move '47x36'" in r.json()["error"]
-    r = client.post(f"/api/games/{gid}/move", json={"from": 47, "to": 36, "path": [47, 38, 24, 13, 36]})
+    r = client.post(f"/api/games/{gid}/move",
+                    json={"from": 47, "to": 36, "path": [47, 38, 24, 13, 36]})
     assert r.status_code == 200 and r.json()["played"] == "47x38x24x13x36"
     assert r.json()["game"]["moves"][0]["path"] == [47, 38, 24, 13, 36]
 
@@ -262,7 +267,7 @@ def test_partial_path_and_text(client):
     assert r.json()["played"] == "47x38x24x13x36"
 
 
-# -- the engine ----------------------------------------------------------------------------------------
+# -- the engine ------------------------------------------------------------------------------------
 
 
 def test_engine_answers_and_pushes_over_the_websocket(client):
@@ -340,7 +345,7 @@ def test_draw_offer(client):
     assert r.status_code == 400
 
 
-# -- undo, redo, lines -------------------------------------------------------------------------------
+# -- undo, redo, lines -----------------------------------------------------------------------------
 
 
 def test_undo_and_redo(client):
@@ -399,7 +404,7 @@ def test_line_replaces_the_move_list(client):
     assert client.post(f"/api/games/{gid}/line", json={"moves": "32-28"}).status_code == 400
 
 
-# -- the end of the game ---------------------------------------------------------------------------------
+# -- the end of the game ---------------------------------------------------------------------------
 
 
 def test_resign(client):
@@ -518,10 +523,12 @@ def test_import_pdn_with_variations(client):
 
 def test_import_upload_and_limits(client):
     two = PDN_WITH_VARIATIONS + "\n[Event \"Second\"]\n1. 31-27 *\n"
-    r = client.post("/api/import", content=two.encode(), headers={"content-type": "application/octet-stream"})
+    r = client.post("/api/import", content=two.encode(),
+                    headers={"content-type": "application/octet-stream"})
     assert r.status_code == 201 and len(r.json()["games"]) == 2
     assert r.json()["games"][1]["event"] == "Second"
-    r = client.post("/api/import", content=b"x" * (IMPORT_LIMIT + 1), headers={"content-type": "text/plain"})
+    r = client.post("/api/import", content=b"x" * (IMPORT_LIMIT + 1),
+                    headers={"content-type": "text/plain"})
     assert r.status_code == 413 and "too large" in r.json()["error"]
     r = client.post("/api/import", content=b"   ", headers={"content-type": "text/plain"})
     assert r.status_code == 400 and r.json()["error"] == "the PDN is empty"
@@ -554,7 +561,7 @@ def test_delete_game(client):
     assert client.get(f"/api/games/{gid}").status_code == 404
 
 
-# -- the WebSocket ----------------------------------------------------------------------------------
+# -- the WebSocket ---------------------------------------------------------------------------------
 
 
 def test_websocket_analysis_and_errors(client):
@@ -612,7 +619,7 @@ def test_websocket_sees_changes_made_over_http(client):
         assert message["played"] == "32-28"
 
 
-# -- game reports -------------------------------------------------------------------------------------
+# -- game reports ----------------------------------------------------------------------------------
 
 # 3. 31-27?? lets Black take two men at once: 21x32x23 (21 takes 27, then 28).
 BLUNDER_GAME = ["32-28", "17-21", "34-30", "20-24", "31-27", "21x23"]
@@ -908,7 +915,7 @@ def test_store_migrates_a_version_3_database_and_its_games_play_on(tmp_path):
         assert {"clock_initial", "clock_increment", "clock_state"} <= columns
 
 
-# -- storage --------------------------------------------------------------------------------------------
+# -- storage ---------------------------------------------------------------------------------------
 
 
 def test_games_survive_a_new_server(tmp_path):
@@ -948,7 +955,8 @@ def test_store_directly(tmp_path):
 def test_serve_command_line():
     from damier.cli import build_parser
     args = build_parser().parse_args(["serve", "--port", "9999", "--db", "x.sqlite3"])
-    assert (args.command, args.host, args.port, args.db) == ("serve", "127.0.0.1", 9999, "x.sqlite3")
+    assert ((args.command, args.host, args.port, args.db)
+            == ("serve", "127.0.0.1", 9999, "x.sqlite3"))
     import io
 
     from damier.web.server import serve_command

@@ -32,11 +32,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 
 sync_api = pytest.importorskip("playwright.sync_api",
-                               reason="Playwright for Python is not installed (pip install playwright)")
+                               reason="Playwright for Python is not installed "
+                                      "(pip install playwright)")
 pytest.importorskip("starlette", reason="the web extra (starlette) is not installed")
 pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
 if not os.path.exists(CHROMIUM):
-    pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+    pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)",
+                allow_module_level=True)
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +50,8 @@ PDN_WITH_VARIATIONS = """[Event "Browser import"]
 [Black "Beta"]
 [Result "2-0"]
 
-1. 32-28 19-23 (1... 18-23 2. 37-32 {quiet}) 2. 28x19 14x23 3. 33-28 (3. 34-29 23x34 4. 40x29) 3... 23x32 4. 37x28 2-0
+1. 32-28 19-23 (1... 18-23 2. 37-32 {quiet}) 2. 28x19 14x23 3. 33-28 (3. 34-29 23x34 \
+4. 40x29) 3... 23x32 4. 37x28 2-0
 """
 
 
@@ -74,8 +77,8 @@ class Server:
         env = dict(os.environ)
         env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "damier", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--db", str(self.db), "--movetime", "0.1"],
+            [sys.executable, "-m", "damier", "serve", "--host", "127.0.0.1",
+             "--port", str(self.port), "--db", str(self.db), "--movetime", "0.1"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while True:
@@ -165,7 +168,8 @@ def drag(page, start: int, end: int) -> None:
 
 
 def moves(page) -> list[str]:
-    return page.eval_on_selector_all("#move-list .move.in-line", "els => els.map(e => e.textContent)")
+    return page.eval_on_selector_all("#move-list .move.in-line",
+                                     "els => els.map(e => e.textContent)")
 
 
 def wait_moves(page, count: int, timeout: float = 20000) -> list[str]:
@@ -232,7 +236,8 @@ def test_play_the_engine_by_clicks_and_drags(page, server, shots):
     assert played[0] == "32-27"
     # drag and drop: a legal move of the position
     legal = game_state(page)["legal_moves"]
-    move = next(m for m in legal if not m["captures"]) if not game_state(page)["must_capture"] else legal[0]
+    move = (next(m for m in legal if not m["captures"])
+            if not game_state(page)["must_capture"] else legal[0])
     drag(page, move["from"], move["to"])
     played = wait_moves(page, 4)
     assert played[2] == move["text"]
@@ -308,7 +313,8 @@ def test_multi_capture_and_capture_choice(page, server, shots):
     click_square(page, 47)
     click_square(page, 36)
     page.wait_for_selector("#choice:not([hidden])")
-    buttons = page.eval_on_selector_all("#choice-buttons button", "els => els.map(e => e.textContent)")
+    buttons = page.eval_on_selector_all("#choice-buttons button",
+                                        "els => els.map(e => e.textContent)")
     assert sorted(buttons) == ["47x38x20x9x36", "47x38x24x13x36"]
     assert page.locator("#board polyline.choice-path").count() == 2
     page.screenshot(path=str(shots / "web-capture-choice.png"))
@@ -416,7 +422,8 @@ def test_server_killed_mid_game(page, server):
     click_square(page, move["to"])
     page.wait_for_function("() => damierApp.game.moves.length >= 3")
     server.kill()       # SIGKILL, maybe while the engine thinks
-    page.wait_for_function("() => document.getElementById('status').textContent.includes('reconnecting')")
+    page.wait_for_function("() => document.getElementById('status').textContent"
+                           ".includes('reconnecting')")
     server.start()
     # the page reconnects by itself and the engine answers the stored move
     played = wait_moves(page, 4, timeout=30000)
@@ -454,7 +461,8 @@ def test_game_report(page, server, shots):
     judged = {p["ply"]: p for p in report["plies"] if p["judgement"]}
     assert judged[5]["move"] == "31-27" and judged[5]["judgement"] == "blunder"
     # the marks in the move list, coloured by their kind
-    marks = page.eval_on_selector_all("#move-list .mark", "els => els.map(e => [e.textContent, e.className])")
+    marks = page.eval_on_selector_all("#move-list .mark",
+                                      "els => els.map(e => [e.textContent, e.className])")
     assert marks == [[p["mark"], f"mark {p['judgement']}"] for p in judged.values()]
     blunder = page.locator('#move-list .move[data-ply="5"]')
     assert "blunder" in blunder.get_attribute("class")
@@ -466,7 +474,8 @@ def test_game_report(page, server, shots):
     assert "Ann" in page.inner_text('#report-summary tr[data-color="white"]')
     graph = page.locator("#report-graph svg")
     assert graph.locator("polyline.graph-line").count() == 1
-    assert len(graph.locator("polyline.graph-line").get_attribute("points").split()) == len(REPORT_GAME) + 1
+    points = graph.locator("polyline.graph-line").get_attribute("points")
+    assert len(points.split()) == len(REPORT_GAME) + 1
     assert graph.locator("circle.graph-mark").count() == len(judged)
     assert graph.locator('circle.graph-mark.blunder[data-ply="5"]').count() == 1
     # a marked move: its position, the engine's better move as an arrow, the comment
@@ -475,7 +484,8 @@ def test_game_report(page, server, shots):
     arrow = page.locator("#board polyline.hint-arrow")
     assert arrow.count() == 1
     best = judged[5]["best"]
-    assert (arrow.get_attribute("data-from"), arrow.get_attribute("data-to")) == (str(best["from"]), str(best["to"]))
+    assert ((arrow.get_attribute("data-from"), arrow.get_attribute("data-to"))
+            == (str(best["from"]), str(best["to"])))
     comment = page.inner_text("#report-comment")
     assert "31-27??" in comment and "Blunder" in comment and f"Better: {best['text']}" in comment
     assert graph.locator("line.graph-cursor").count() == 1
@@ -567,7 +577,8 @@ def test_two_browsers_play_by_link_while_a_third_only_watches(browser, server, p
     page.select_option("#new-color", "white")
     page.select_option("#new-opponent", "friend")
     page.click("#new-start")
-    page.wait_for_function("() => damierApp.game !== null && !document.getElementById('invite').hidden")
+    page.wait_for_function("() => damierApp.game !== null "
+                           "&& !document.getElementById('invite').hidden")
     link = page.input_value("#invite-url")
     gid = page.evaluate("() => damierApp.game.id")
     assert f"#game={gid}&join=" in link
@@ -577,7 +588,8 @@ def test_two_browsers_play_by_link_while_a_third_only_watches(browser, server, p
     try:
         friend.goto(link)
         friend.wait_for_function("(id) => damierApp.game && damierApp.game.id === id "
-                                 "&& damierApp.you && damierApp.you.seats.includes('black')", arg=gid)
+                                 "&& damierApp.you && damierApp.you.seats.includes('black')",
+                                 arg=gid)
         assert "join=" not in friend.url      # the spent secret leaves the address bar
         page.wait_for_function("() => document.getElementById('invite').hidden")
         # white moves by clicks in the first browser; the friend sees it live
@@ -675,7 +687,8 @@ def test_a_puzzle_is_solved_with_a_hint_and_the_streak_grows(server, page, shots
     solution_first = None
     from damier.puzzles import load_puzzles as _lp
     solution_first = next(p for p in _lp("international") if p.id == nxt["id"]).solution[0]
-    wrong = next(m for m in b.legal_moves if b.notation(m) != b.notation(b.parse_move(solution_first)))
+    wrong = next(m for m in b.legal_moves
+                 if b.notation(m) != b.notation(b.parse_move(solution_first)))
     x, y = page.evaluate("(s) => damierPuzzles.squarePoint(s)", wrong.from_square)
     page.mouse.click(x, y)
     x, y = page.evaluate("(s) => damierPuzzles.squarePoint(s)", wrong.to_square)

@@ -366,7 +366,7 @@ def json_object(fields: tuple[str, ...], value: Callable[[str], st.SearchStrateg
     """A JSON object (text) of some of ``fields``, each with a value drawn by ``value``."""
     def build(names: list[str]) -> st.SearchStrategy[str]:
         return st.tuples(*[value(n) for n in names]).map(
-            lambda values: _json_object(list(zip(names, values))))
+            lambda values: _json_object(list(zip(names, values, strict=True))))
     return st.lists(st.sampled_from(fields), unique=True,
                     max_size=min(4, len(fields))).flatmap(build)
 
@@ -375,7 +375,7 @@ def one_bad(fields: tuple[str, ...]) -> st.SearchStrategy[str]:
     """A JSON object of good values but for one field (the first) that is bad."""
     def build(names: list[str]) -> st.SearchStrategy[str]:
         return st.tuples(bad_value(names[0]), *[good_value(n) for n in names[1:]]).map(
-            lambda values: _json_object(list(zip(names, values))))
+            lambda values: _json_object(list(zip(names, values, strict=True))))
     return st.lists(st.sampled_from(fields), unique=True, min_size=1,
                     max_size=min(3, len(fields))).flatmap(build)
 

@@ -316,7 +316,7 @@ def test_a_page_watching_a_fast_engine_game_is_not_taken_for_a_slow_reader():
     assert not sub.overflowed and len(sub.queue) == 3
 
 
-# -- the engine pool: fair between clients ----------------------------------------------------------
+# -- the engine pool: fair between clients ---------------------------------------------------------
 
 
 def test_the_queue_serves_clients_in_turn():
@@ -403,7 +403,7 @@ def test_new_games_are_limited_per_player(app, alice, monkeypatch):
         new_game(bob, color="both")
 
 
-# -- flag timers belong to the game in memory -------------------------------------------------------
+# -- flag timers belong to the game in memory ------------------------------------------------------
 
 
 def test_a_stale_flag_timer_never_overwrites_the_stored_game(app, alice, monkeypatch):
@@ -421,7 +421,8 @@ def test_a_stale_flag_timer_never_overwrites_the_stored_game(app, alice, monkeyp
     for move in ("19-23", "28x19", "14x23", "37-32"):   # the reloaded page plays on
         now[0] += 5.0
         assert alice.post(f"/api/games/{gid}/move", json={"move": move}).status_code == 200
-    now[0] += 42.0   # the old session's Black clock (running since move 1) is out; the real one is not
+    # the old session's Black clock (running since move 1) is out; the real one is not
+    now[0] += 42.0
     live_games._flag(old)                      # the old timer, had it fired
     state = alice.get(f"/api/games/{gid}").json()
     assert [m["text"] for m in state["moves"]] == ["32-28", "19-23", "28x19", "14x23", "37-32"]
@@ -599,7 +600,7 @@ def test_an_analysis_whose_engine_fails_says_so_instead_of_going_silent(alice, m
         raise RuntimeError("a table could not be read")
 
     from damier.engine import Engine
-    monkeypatch.setattr(Engine, "analyse", broken)
+    monkeypatch.setattr(Engine, "search_lines", broken)
     with alice.websocket_connect(f"/ws/games/{gid}") as ws:
         assert ws.receive_json()["type"] == "state"
         ws.send_json({"type": "analyse"})

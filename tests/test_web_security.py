@@ -117,7 +117,8 @@ def test_allowed_host_parsing():
     assert allowed_host("127.0.0.1", frozenset()) and allowed_host("[fe80::1]:80", frozenset())
     assert not allowed_host("localhost.evil.example", frozenset())
     assert allowed_host("app.localhost", frozenset())
-    assert not allowed_host("evil.example.", frozenset()) and allowed_host("a.lan.", frozenset({"a.lan"}))
+    assert not allowed_host("evil.example.", frozenset())
+    assert allowed_host("a.lan.", frozenset({"a.lan"}))
 
 
 @pytest.mark.parametrize("headers", [
@@ -150,7 +151,8 @@ def test_same_origin_changes_are_accepted(alice):
     r = alice.post("/api/games", json={"color": "both"}, headers=same)
     assert r.status_code == 201
     gid = r.json()["id"]
-    assert alice.post(f"/api/games/{gid}/move", json={"move": "32-28"}, headers=same).status_code == 200
+    assert alice.post(f"/api/games/{gid}/move", json={"move": "32-28"},
+                      headers=same).status_code == 200
     with alice.websocket_connect(f"/ws/games/{gid}", headers={"origin": "http://testserver"}) as ws:
         assert ws.receive_json()["type"] == "state"
 
@@ -316,7 +318,8 @@ def test_websocket_connections_are_capped(tmp_path, monkeypatch):
                 assert ws.receive_json()["type"] == "state"
             with c.websocket_connect(f"/ws/games/{gid}") as extra:
                 msg = extra.receive_json()
-                assert msg["type"] == "error" and msg["status"] == 503 and "watchers" in msg["error"]
+                assert (msg["type"] == "error" and msg["status"] == 503
+                        and "watchers" in msg["error"])
                 with pytest.raises(WebSocketDisconnect) as closed:
                     extra.receive_json()
                 assert closed.value.code == 1013
@@ -457,12 +460,13 @@ def test_a_slow_body_is_cut_off(tmp_path, monkeypatch):
         assert elapsed < 8   # cut off after BODY_TIMEOUT (1 s), not held open
 
 
-# -- fuzz: random requests and messages, bounded, in-process ----------------------------------------
+# -- fuzz: random requests and messages, bounded, in-process ---------------------------------------
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats(allow_nan=False)
     | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (st.lists(inner, max_size=4)
+                   | st.dictionaries(st.text(max_size=8), inner, max_size=4)),
     max_leaves=12)
 _fields = st.sampled_from(["move", "from", "to", "path", "captures", "count", "moves", "color",
                            "level", "variant", "fen", "depth", "movetime", "pdn", "multipv",

@@ -24,7 +24,7 @@ import numbers
 from typing import Any
 
 from damier._core import CoreBoard, Move
-from damier.errors import IllegalMoveError, InvalidFenError
+from damier.errors import IllegalMoveError
 from damier.fen import format_fen, parse_fen
 from damier.moves import explain_illegal
 from damier.moves import parse_move as _parse_move

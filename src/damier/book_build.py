@@ -113,7 +113,7 @@ def _position_value(engine: Engine, board: Board, nodes: int,
         value, depth, used = _position_value(engine, child, nodes, forced - 1)
         return _parent_score(value), depth + 1, used
     engine.new_game()
-    result = engine.analyse(board, multipv=1, nodes=nodes * len(legal))[0]
+    result = engine.search_lines(board, 1, nodes=nodes * len(legal))[0]
     return result.score, result.depth, result.nodes
 
 
@@ -128,7 +128,7 @@ def _score_moves(engine: Engine, board: Board,
         value, depth, used = _position_value(engine, child, nodes, _FORCED_PLIES)
         return legal, [_parent_score(value)], [depth + 1], used
     engine.new_game()
-    lines = engine.analyse(board, multipv=len(legal), nodes=nodes * len(legal))
+    lines = engine.search_lines(board, len(legal), nodes=nodes * len(legal))
     found = {r.best_move: r for r in lines if r.best_move is not None}
     used = max((r.nodes for r in lines), default=0)
     scores: list[int] = []
@@ -204,7 +204,7 @@ class _Tree:
             key = work.pop()
             node = self.nodes[key]
             node.backed = [_parent_score(self.nodes[c].value) if c in self.nodes else s
-                           for c, s in zip(node.children, node.scores)]
+                           for c, s in zip(node.children, node.scores, strict=True)]
             value = max(node.backed)
             if value != node.value or key == start:
                 node.value = value
@@ -227,7 +227,7 @@ class _Tree:
                 continue
             done.add(key)
             node = self.nodes[key]
-            for index, (child, backed) in enumerate(zip(node.children, node.backed)):
+            for index, (child, backed) in enumerate(zip(node.children, node.backed, strict=True)):
                 loss = node.value - backed
                 if loss > max_loss:
                     continue
@@ -268,7 +268,7 @@ class _Tree:
         for key, node in self.nodes.items():
             moves = []
             for move, child, backed, depth in zip(node.moves, node.children, node.backed,
-                                                  node.depths):
+                                                  node.depths, strict=True):
                 if child in self.nodes:
                     depth = 1 + best_depth(child, {key})
                 moves.append(BookMove(move, max(-_MAX_SCORE, min(_MAX_SCORE, backed)),

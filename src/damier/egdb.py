@@ -355,7 +355,7 @@ class Table:
         n = info.blocks + 1
         offsets = struct.unpack_from(f"<{n}Q", self._map, HEADER.size)
         base = HEADER.size + 8 * n
-        if offsets[0] != 0 or any(x >= y for x, y in zip(offsets, offsets[1:])):
+        if offsets[0] != 0 or any(x >= y for x, y in zip(offsets, offsets[1:], strict=False)):
             raise TableError(f"{self.path}: block offsets not rising from 0 (corrupted file)")
         if base + offsets[-1] != size:
             raise TableError(f"{self.path}: {size} bytes, its block offsets end at byte "

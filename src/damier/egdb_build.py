@@ -239,7 +239,7 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
             start = time.perf_counter()
             skipped = all(p.exists() for p in paths)
             if skipped:
-                for s, p in zip(group, paths):
+                for s, p in zip(group, paths, strict=True):
                     table = Table(p, variant=v, signature=s)
                     try:
                         values = table.values()
@@ -253,7 +253,7 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
             else:
                 solver = _solve(tables, signature, threads, pool)
                 seconds = (time.perf_counter() - start) / len(group)
-                for i, (s, p) in enumerate(zip(group, paths)):
+                for i, (s, p) in enumerate(zip(group, paths, strict=True)):
                     values = solver.values0 if i == 0 else solver.values1
                     size = _write_table(p, v, s, values)
                     wins, draws, losses, _unused, longest = _core.egdb_counts(values)
@@ -408,7 +408,8 @@ def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signa
                 paths = [folder / f"{signature_name(s)}{_SUFFIX}" for s in _group(signature)]
                 if all(p.exists() for p in paths):
                     finished(signature, [_built_report(p, variant, s)
-                                         for s, p in zip(_group(signature), paths)], True)
+                                         for s, p in zip(_group(signature), paths, strict=True)],
+                             True)
                     continue
                 needs = sorted(s for s in _leads_to(signature)
                                if (folder / f"{signature_name(s)}{_SUFFIX}").exists())

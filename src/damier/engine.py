@@ -41,6 +41,7 @@ import os
 import random
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -65,8 +66,8 @@ from damier.piece import WHITE
 from damier.score import Cm, Loss, PovScore, Score, Win
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
-__all__ = ["Engine", "EngineAPI", "AsyncEngine", "AsyncAnalysis", "Clock", "Limit", "PlayResult", "InfoDict",
-           "AnalysisResult",
+__all__ = ["Engine", "EngineAPI", "AsyncEngine", "AsyncAnalysis", "Clock", "Limit", "PlayResult",
+           "InfoDict", "AnalysisResult",
            "AnalysisComplete", "Score", "Cm", "Win", "Loss", "PovScore",
            "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
            "format_score", "check_limits", "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO",
@@ -172,7 +173,8 @@ def load_eval_weights(variant: Variant, path: str | Path | None = None) -> Weigh
     if path is None:
         weights = shipped_weights(variant)
         if weights is None:
-            raise FileNotFoundError(f"damier ships no evaluation weights for {variant.title} draughts")
+            raise FileNotFoundError(
+                f"damier ships no evaluation weights for {variant.title} draughts")
     else:
         weights = Weights.read(path, variant=variant)
     set_eval_weights(weights.to_core())
@@ -539,30 +541,21 @@ class Engine(EngineAPI):
     @overload
     def analyse(self, board: Board, limit: Limit, multipv: int) -> list[InfoDict]: ...
 
-    @overload
-    def analyse(self, board: Board, limit: None = None, multipv: int | None = None, *,
-                depth: int | None = None, nodes: int | None = None,
-                movetime: float | None = None, info: Callable[[SearchInfo], Any] | None = None,
-                infinite: bool = False) -> list[SearchResult]: ...
-
     def analyse(self, board: Board, limit: Limit | None = None, multipv: int | None = None, *,
                 depth: int | None = None, nodes: int | None = None,
                 movetime: float | None = None, info: Callable[[SearchInfo], Any] | None = None,
                 infinite: bool = False) -> InfoDict | list[InfoDict] | list[SearchResult]:
-        """Analyses ``board``'s position at full strength. Two forms:
-
-        - ``analyse(board, Limit(...), multipv=None)``, as python-chess's: the
-          :class:`InfoDict` of the best line, or with ``multipv=N`` a list of the
-          ``N`` best lines' infos, best first, every one searched to the same depth.
-        - ``analyse(board, multipv=1, depth=..., nodes=..., movetime=...,
-          info=..., infinite=...)`` (no :class:`Limit`): the keyword form, a list
-          of the ``multipv`` best :class:`SearchResult` s, best first; ``info`` is
-          called with a :class:`SearchInfo` for each line of each depth.
+        """Analyses ``board``'s position at full strength, as python-chess's
+        ``analyse(board, Limit(...), multipv=None)``: the :class:`InfoDict` of the best
+        line, or with ``multipv=N`` a list of the ``N`` best lines' infos, best first,
+        every one searched to the same depth.
 
         ``multipv`` is a whole number from 1 to 1000 (more than the legal moves
         gives one line per legal move); the limits are checked as :meth:`search`
         checks them. Under a time or node limit the lines all come from the last
-        depth that was completed for every line.
+        depth that was completed for every line. (The keyword form without a
+        :class:`Limit` is :meth:`search_lines`; called here it still works, with a
+        :class:`DeprecationWarning`.)
         """
         if limit is not None:
             if (depth, nodes, movetime, info) != (None, None, None, None) or infinite:
@@ -574,9 +567,11 @@ class Engine(EngineAPI):
                                 infinite=False, weaken=False)
             lines = [_result_info(r, board.turn, i) for i, r in enumerate(results, start=1)]
             return lines[0] if multipv is None else lines
-        multipv = _check_count("multipv", 1 if multipv is None else multipv, 1, 1000)
-        return self._run(board, multipv=multipv, depth=depth, nodes=nodes, movetime=movetime,
-                         clock=None, info=info, infinite=infinite, weaken=False)
+        warnings.warn("Engine.analyse without a Limit is Engine.search_lines: "
+                      "analyse(board, Limit(...), multipv) is the one analyse form",
+                      DeprecationWarning, stacklevel=2)
+        return self.search_lines(board, 1 if multipv is None else multipv, depth=depth,
+                                 nodes=nodes, movetime=movetime, info=info, infinite=infinite)
 
     def analysis(self, board: Board, limit: Limit | None = None, multipv: int | None = None, *,
                  infinite: bool = False) -> AnalysisResult:
@@ -670,6 +665,25 @@ class Engine(EngineAPI):
         results = self._run(board, multipv=1, depth=depth, nodes=nodes, movetime=movetime,
                             clock=clock, info=info, infinite=infinite, weaken=True)
         return results[0]
+
+    def search_lines(self, board: Board, multipv: int = 1, *, depth: int | None = None,
+                     nodes: int | None = None, movetime: float | None = None,
+                     info: Callable[[SearchInfo], Any] | None = None,
+                     infinite: bool = False) -> list[SearchResult]:
+        """The ``multipv`` best lines of ``board``'s position at full strength, best
+        first, each a :class:`SearchResult` (the keyword counterpart of
+        :meth:`analyse`; :meth:`search` is one line at the engine's level). ``info`` is
+        called with a :class:`SearchInfo` for each line of each depth; the limits are
+        :meth:`search`'s. Under a time or node limit the lines all come from the last
+        depth that was completed for every line.
+
+        >>> lines = Engine(hash_mb=1).search_lines(Board(), 2, depth=3)
+        >>> len(lines), lines[0].score >= lines[1].score
+        (2, True)
+        """
+        multipv = _check_count("multipv", multipv, 1, 1000)
+        return self._run(board, multipv=multipv, depth=depth, nodes=nodes, movetime=movetime,
+                         clock=None, info=info, infinite=infinite, weaken=False)
 
     # -- internals -------------------------------------------------------------------
 

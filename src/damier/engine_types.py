@@ -261,7 +261,8 @@ class Limit:
 
     >>> Limit(depth=8, time=1)
     Limit(depth=8, time=1.0)
-    >>> eval(repr(Limit(nodes=5000, clock=Clock(60, 60, 1, 1)))) == Limit(nodes=5000, clock=Clock(60, 60, 1, 1))
+    >>> limit = Limit(nodes=5000, clock=Clock(60, 60, 1, 1))
+    >>> eval(repr(limit)) == limit
     True
     >>> Limit(time=0)
     Traceback (most recent call last):
@@ -542,7 +543,7 @@ class EngineAPI(abc.ABC):
     def new_game(self) -> None:
         """Forgets what was learnt in the previous game."""
 
-    def quit(self) -> None:
+    def quit(self) -> None:  # noqa: B027 - a no-op default on purpose, not a missing abstract
         """Lets the engine go (a process ends); an in-process engine has nothing to do."""
 
     def __enter__(self) -> "EngineAPI":

@@ -35,7 +35,8 @@ True
 >>> Weights.read(io.BytesIO(buffer.getvalue()), variant="international")
 Traceback (most recent call last):
 ...
-damier.evalfile.WeightsFileError: weights file: the weights are for english draughts, not international
+damier.evalfile.WeightsFileError: weights file: the weights are for english draughts,
+not international
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def _earlier_layouts(variant: Variant) -> list[tuple[bytes, int, list[tuple[int,
         digest = hashlib.sha256(json.dumps(layout, sort_keys=True).encode()).digest()
         # The missing tables all go where the first of them starts (they are the last ones
         # before the side to move).
-        earlier.append((digest, int(layout["features"]), [(at + sum(sizes[:kept]), sum(sizes[kept:]))]))
+        earlier.append((digest, int(layout["features"]),
+                        [(at + sum(sizes[:kept]), sum(sizes[kept:]))]))
     return earlier
 
 
@@ -157,7 +159,8 @@ class Weights:
         try:
             return EVAL_TERM_NAMES.index(name)
         except ValueError:
-            raise KeyError(f"no evaluation term {name!r} (terms: {', '.join(EVAL_TERM_NAMES)})") from None
+            raise KeyError(f"no evaluation term {name!r} "
+                           f"(terms: {', '.join(EVAL_TERM_NAMES)})") from None
 
     def get(self, name: str) -> tuple[int, int]:
         """The (opening, endgame) weights of a term, or of ``"side"`` (the side to move)."""

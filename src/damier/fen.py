@@ -78,11 +78,13 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
     >>> parse_fen("W:W31-50:B1-20")[1][31]
     Piece(color=True, king=False)
     >>> parse_fen(" B:BK1-3:W ")
-    (False, {1: Piece(color=False, king=True), 2: Piece(color=False, king=True), 3: Piece(color=False, king=True)})
+    (False, {1: Piece(color=False, king=True), 2: Piece(color=False, king=True),
+             3: Piece(color=False, king=True)})
     >>> parse_fen("W:W51:B1")
     Traceback (most recent call last):
     ...
-    damier.errors.InvalidFenError: square 51 is out of range 1-50 for International (entry "51" in the W section of FEN "W:W51:B1")
+    damier.errors.InvalidFenError: square 51 is out of range 1-50 for International
+    (entry "51" in the W section of FEN "W:W51:B1")
     """
     v = get_variant(variant)
     if not isinstance(text, str):
@@ -145,7 +147,8 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
             m = _ENTRY_RE.match(entry)
             if m is None:
                 raise InvalidFenError(
-                    f"bad entry {where}: expected a square (32), a king (K32) or a range (31-35, K1-5)")
+                    f"bad entry {where}: expected a square (32), a king (K32) or a range "
+                    "(31-35, K1-5)")
             king_first, first, king_last, last = m.groups()
             if king_last and not king_first:
                 raise InvalidFenError(f'bad range {where}: a king range is written K1-5 or K1-K5')
@@ -187,8 +190,8 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
     return side.upper() == "W", {sq: uses[sq][0] for sq in sorted(uses)}
 
 
-def format_fen(white_to_move: bool, pieces: Mapping[int, Piece], variant: Variant | str = DEFAULT_VARIANT,
-               *, compact: bool = False) -> str:
+def format_fen(white_to_move: bool, pieces: Mapping[int, Piece],
+               variant: Variant | str = DEFAULT_VARIANT, *, compact: bool = False) -> str:
     """Write a FEN string for the side to move and a ``{square: Piece}`` mapping.
 
     Pieces may be :class:`~damier.piece.Piece` objects or ``(color, king)``

@@ -118,7 +118,8 @@ def read_time_control(text: str) -> TimeControl:
     >>> read_time_control("5+3")
     TimeControl(seconds=300.0, increment=3.0, moves=None)
     >>> read_time_control("1:30+2"), read_time_control("10s+0.1s")
-    (TimeControl(seconds=90.0, increment=2.0, moves=None), TimeControl(seconds=10.0, increment=0.1, moves=None))
+    (TimeControl(seconds=90.0, increment=2.0, moves=None),
+     TimeControl(seconds=10.0, increment=0.1, moves=None))
     >>> read_time_control("40/2m").moves, read_time_control("40/2m").seconds
     (40, 120.0)
     """
@@ -317,7 +318,8 @@ class GameClock:
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
-        return f"GameClock({self.initial_s:g}+{self.increment_s:g}, {self.remaining():.1f} s left, {state})"
+        return (f"GameClock({self.initial_s:g}+{self.increment_s:g}, "
+                f"{self.remaining():.1f} s left, {state})")
 
 
 # -- the game ----------------------------------------------------------------------------------
@@ -861,7 +863,7 @@ class Game:
         self._clocks_on = snapshot.clocks_on
         self._start_times = snapshot.start_times
         if self.clocks is not None and snapshot.clocks is not None:
-            for color, (remaining, since) in zip((WHITE, BLACK), snapshot.clocks):
+            for color, (remaining, since) in zip((WHITE, BLACK), snapshot.clocks, strict=False):
                 self.clocks[color].remaining_s = remaining
                 self.clocks[color].running_since = since
         self.players = dict(snapshot.players)

@@ -389,7 +389,8 @@ def score_from_hub(text: str) -> Score:
     float; Scan's convention writes a forced win in N plies as ``100 - N/100``
     (``99.93``: win in 7) and a forced loss as its negation.
 
-    >>> score_from_hub("0.35"), score_from_hub("-1.2"), score_from_hub("99.93"), score_from_hub("-99.96")
+    >>> (score_from_hub("0.35"), score_from_hub("-1.2"), score_from_hub("99.93"),
+    ...  score_from_hub("-99.96"))
     (Cm(+35), Cm(-120), Win(7), Loss(4))
     """
     if not isinstance(text, str) or not _FLOAT_RE.match(text.strip()):
@@ -546,7 +547,8 @@ class HubEngine(EngineAPI):
                  name: str | None = None, options: Mapping[str, Any] | None = None) -> None:
         self._proc: subprocess.Popen[str] | None = None
         self.timeout = _check_timeout(timeout)
-        self.command = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
+        self.command = (shlex.split(command) if isinstance(command, str)
+                        else [str(c) for c in command])
         if not self.command:
             raise ValueError("empty engine command")
         self._given_name = name

@@ -42,7 +42,8 @@ Move(33, 29)
 >>> parse_move(board, "32-27")
 Traceback (most recent call last):
 ...
-damier.errors.IllegalMoveError: illegal move '32-27': a capture is compulsory: the piece on 28 must capture; legal moves are 28x19
+damier.errors.IllegalMoveError: illegal move '32-27': a capture is compulsory: the piece on 28
+must capture; legal moves are 28x19
 
 Errors are :class:`~damier.errors.IllegalMoveError` (no legal move matches)
 and :class:`~damier.errors.AmbiguousMoveError` (several do), both
@@ -63,9 +64,11 @@ ambiguous move '47x36': it matches 47x38x20x9x36, 47x38x24x13x36; write the full
 backwards where they may), or what is wrong with the piece named:
 
 >>> print(explain_illegal(damier.Board("W:W33,39:B28,18,8,34"), "39-34"))
-illegal move '39-34': capturing is compulsory, and the capture taking the most pieces (3) must be played: the piece on 33 must capture; legal moves are 33x2
+illegal move '39-34': capturing is compulsory, and the capture taking the most pieces (3) must
+be played: the piece on 33 must capture; legal moves are 33x2
 >>> print(explain_illegal(damier.Board(), "32-29"))
-illegal move '32-29': the man on 32 can only go to 27 or 28; legal moves are 31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
+illegal move '32-29': the man on 32 can only go to 27 or 28; legal moves are 31-26, 31-27,
+32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
 
 To change how moves are read or explained, change this module (and its tests,
 ``tests/test_moves.py``); printing moves is :mod:`damier.notation`.
@@ -125,11 +128,13 @@ def read_move(board: Board, text: str) -> MoveReading:
     >>> import damier
     >>> board = damier.Board()
     >>> read_move(board, "32-28"), read_move(board, "35-")
-    (MoveReading(move=Move(32, 28), completed=False), MoveReading(move=Move(35, 30), completed=True))
+    (MoveReading(move=Move(32, 28), completed=False),
+     MoveReading(move=Move(35, 30), completed=True))
     >>> read_move(board, "32")
     Traceback (most recent call last):
     ...
-    damier.errors.AmbiguousMoveError: '32' is not enough: several moves start on 32: 32-27, 32-28; type the whole move, e.g. 32-27
+    damier.errors.AmbiguousMoveError: '32' is not enough: several moves start on 32: 32-27, 32-28;
+    type the whole move, e.g. 32-27
     """
     return _read(text, board.legal_moves, board.variant, board, complete=True)
 
@@ -157,7 +162,8 @@ def move_from_squares(board: Board, from_square: int, to_square: int, *,
     >>> move_from_squares(board, 47, 36)
     Traceback (most recent call last):
     ...
-    damier.errors.AmbiguousMoveError: ambiguous move '47x36': it matches 47x38x20x9x36, 47x38x24x13x36; write the full path
+    damier.errors.AmbiguousMoveError: ambiguous move '47x36': it matches 47x38x20x9x36,
+    47x38x24x13x36; write the full path
 
     Squares are ints; ``path`` a sequence and ``captures`` a collection of them, of
     at most as many squares as the board has (one more for ``path``). Anything
@@ -388,7 +394,7 @@ def _by_prefix(written: str, cleaned: str, legal: Sequence[Move]) -> Move | None
     """The only move that ``cleaned`` is the beginning of (``32-2``, ``28x``)."""
     tokens, signs = split_move_text(cleaned)
     norm = tokens[0] + "".join(("-" if sign == "-" else "x") + token
-                               for sign, token in zip(signs, tokens[1:]))
+                               for sign, token in zip(signs, tokens[1:], strict=True))
     norm = norm.lower()
     if not _PREFIX.fullmatch(norm):
         return None
@@ -462,7 +468,8 @@ def _capture_rule(legal: Sequence[Move], variant: Variant) -> str | None:
         return (f"capturing is compulsory, and the capture taking the most pieces ({most}) "
                 "must be played")
     if not variant.majority_capture and len(captures) > 1:
-        return "capturing is compulsory (any capture may be chosen, but it must be taken to the end)"
+        return ("capturing is compulsory (any capture may be chosen, but it must be taken to "
+                "the end)")
     return "a capture is compulsory"
 
 
@@ -478,9 +485,11 @@ def explain_illegal(board: Board, text: str, *, from_square: int | None = None,
 
     >>> import damier
     >>> print(explain_illegal(damier.Board("W:W27:B32"), "27-21"))
-    illegal move '27-21': a capture is compulsory: the piece on 27 must capture; in International draughts men capture backwards too: 27x38 is legal; legal moves are 27x38
+    illegal move '27-21': a capture is compulsory: the piece on 27 must capture; in International
+    draughts men capture backwards too: 27x38 is legal; legal moves are 27x38
     >>> print(explain_illegal(damier.Board(), "19-23"))
-    illegal move '19-23': the piece on 19 is Black's, and it is White's move; legal moves are 31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
+    illegal move '19-23': the piece on 19 is Black's, and it is White's move; legal moves are
+    31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
     >>> print(explain_illegal(damier.Board("W:W:B1"), "1-2"))
     illegal move '1-2': White has no legal moves
     """
@@ -575,4 +584,4 @@ def _is_backward_man_capture(variant: Variant, move: Move, pieces: dict[int, Pie
         return False
     rows = [variant.row_col(s)[0] for s in move.path]
     forward = -1 if piece.color else 1  # White's men move up the board, Black's down
-    return any((b - a) * forward < 0 for a, b in zip(rows, rows[1:]))
+    return any((b - a) * forward < 0 for a, b in zip(rows, rows[1:], strict=False))

@@ -20,7 +20,8 @@ sign, and on 8x8 boards algebraic squares (``c3-d4``, ``c3:e5``).
 >>> board.parse_move("47x36")
 Traceback (most recent call last):
 ...
-damier.errors.AmbiguousMoveError: ambiguous move '47x36': it matches 47x38x20x9x36, 47x38x24x13x36; write the full path
+damier.errors.AmbiguousMoveError: ambiguous move '47x36': it matches 47x38x20x9x36,
+47x38x24x13x36; write the full path
 """
 
 from __future__ import annotations

@@ -248,7 +248,7 @@ def generate_openings(*, variant: str | Variant = DEFAULT_VARIANT, plies: int = 
     began = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for index, (moves, white_score) in enumerate(
-                zip(unique, pool.map(score_of, unique)), start=1):
+                zip(unique, pool.map(score_of, unique), strict=True), start=1):
             if abs(white_score) <= margin:
                 kept.append((moves, white_score))
             if log is not None and (index % 200 == 0 or index == len(unique)):

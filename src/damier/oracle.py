@@ -241,7 +241,8 @@ class Position:
         flying = king and self.variant.flying_kings
         jumps = []
         for direction in DIRECTIONS:
-            if not king and not self.variant.men_capture_backwards and direction[0] != self._forward(white):
+            if (not king and not self.variant.men_capture_backwards
+                    and direction[0] != self._forward(white)):
                 continue  # English men capture forward only
             ray = _ray(self.variant, square, direction)
             i = 0
@@ -251,7 +252,8 @@ class Position:
             if i >= len(ray):
                 continue
             victim = ray[i]
-            if victim not in board or victim in captured or not self._is_enemy(board[victim], white):
+            if (victim not in board or victim in captured
+                    or not self._is_enemy(board[victim], white)):
                 continue  # nothing to jump, an already captured piece, or an own piece
             landings = []
             for beyond in ray[i + 1:]:
@@ -272,7 +274,8 @@ class Position:
         del board[start]  # the start square counts as empty during the capture
         results: list[OracleMove] = []
 
-        def extend(square: int, king: bool, captured: tuple[int, ...], path: tuple[int, ...]) -> None:
+        def extend(square: int, king: bool, captured: tuple[int, ...],
+                   path: tuple[int, ...]) -> None:
             for victim, landings in self._jumps(board, square, white, king, captured):
                 now_captured = captured + (victim,)
                 # For each landing square: the piece's state there and whether
@@ -298,7 +301,8 @@ class Position:
                             extend(landing, now_king, now_captured, path + (landing,))
                 else:
                     for landing, now_king, _ in options:
-                        promotes = not was_king and (now_king or self._on_promotion_row(landing, white))
+                        promotes = not was_king and (
+                            now_king or self._on_promotion_row(landing, white))
                         results.append(
                             OracleMove(start, landing, now_captured, path + (landing,), promotes)
                         )

@@ -215,7 +215,8 @@ class Outcome:
         if not isinstance(self.termination, Termination):
             raise ValueError(f"termination must be a Termination, got {self.termination!r}")
         if self.winner is not None and not isinstance(self.winner, bool):
-            raise ValueError(f"winner must be True (white), False (black) or None, got {self.winner!r}")
+            raise ValueError(f"winner must be True (white), False (black) or None, "
+                             f"got {self.winner!r}")
         if self.termination.is_draw and self.winner is not None:
             raise ValueError(f"{self.termination} is always a draw, got winner={self.winner!r}")
         if self.termination.is_decisive and self.winner is None:
@@ -307,7 +308,8 @@ def _is_three_kings_vs_king(s: Snapshot) -> bool:
     return False
 
 
-def _run_at_least(snapshots: Sequence[Snapshot], plies: int, same: Callable[[Snapshot], bool]) -> bool:
+def _run_at_least(snapshots: Sequence[Snapshot], plies: int,
+                  same: Callable[[Snapshot], bool]) -> bool:
     """True when the last ``plies + 1`` snapshots all satisfy ``same``, i.e. the
     current run of positions started at least ``plies`` plies ago."""
     last = len(snapshots) - 1
@@ -352,7 +354,8 @@ def _king_moves_run_at_least(snapshots: Sequence[Snapshot], plies: int) -> bool:
     return True
 
 
-def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules, has_legal_move: bool) -> Outcome | None:
+def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules,
+                    has_legal_move: bool) -> Outcome | None:
     """The outcome of the game whose positions are ``snapshots``, or None while it goes on.
 
     ``snapshots[0]`` is the game's start position and ``snapshots[-1]`` the
@@ -390,8 +393,10 @@ def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules, has_legal_move:
     cls = _lone_king_class(cur)
     if cls is not None:
         moves = rules.five_moves_limit if cls == _FIVE else rules.sixteen_moves_limit
-        if moves is not None and _run_at_least(snapshots, 2 * moves, lambda s: _lone_king_class(s) == cls):
-            return Outcome(Termination.FIVE_MOVES if cls == _FIVE else Termination.SIXTEEN_MOVES, None)
+        if moves is not None and _run_at_least(snapshots, 2 * moves,
+                                               lambda s: _lone_king_class(s) == cls):
+            return Outcome(Termination.FIVE_MOVES if cls == _FIVE else Termination.SIXTEEN_MOVES,
+                           None)
 
     material = cur.material
     if rules.three_kings_limit is not None and _is_three_kings_vs_king(cur):
@@ -400,20 +405,22 @@ def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules, has_legal_move:
 
     if rules.balance_unchanged_limits and cur.white_kings and cur.black_kings:
         moves = rules.balance_unchanged_limit(cur.pieces)
-        if moves is not None and _run_at_least(snapshots, 2 * moves, lambda s: s.material == material):
+        if moves is not None and _run_at_least(snapshots, 2 * moves,
+                                               lambda s: s.material == material):
             return Outcome(Termination.BALANCE_UNCHANGED, None)
 
-    if rules.king_moves_limit is not None and _king_moves_run_at_least(snapshots, 2 * rules.king_moves_limit):
+    if (rules.king_moves_limit is not None
+            and _king_moves_run_at_least(snapshots, 2 * rules.king_moves_limit)):
         return Outcome(Termination.KING_MOVES, None)
 
     return None
 
 
 def adjudicate(snapshot: Snapshot) -> Outcome:
-    """Piece-count adjudication of a stopped game (an option of some International tournaments): the side with
-    more pieces wins; with equal numbers, the side with more kings; otherwise
-    a draw. Applications call this when :attr:`Rules.piece_count_adjudication`
-    is set and a game is stopped.
+    """Piece-count adjudication of a stopped game (an option of some International
+    tournaments): the side with more pieces wins; with equal numbers, the side with more
+    kings; otherwise a draw. Applications call this when
+    :attr:`Rules.piece_count_adjudication` is set and a game is stopped.
 
     >>> s = Snapshot(key=0, white_to_move=True, white_men=3, white_kings=1,
     ...              black_men=2, black_kings=2, king_move=False, capture=False, promotion=False)
@@ -425,7 +432,8 @@ def adjudicate(snapshot: Snapshot) -> Outcome:
     if white != black:
         return Outcome(Termination.ADJUDICATION, WHITE if white > black else BLACK)
     if snapshot.white_kings != snapshot.black_kings:
-        return Outcome(Termination.ADJUDICATION, WHITE if snapshot.white_kings > snapshot.black_kings else BLACK)
+        return Outcome(Termination.ADJUDICATION,
+                       WHITE if snapshot.white_kings > snapshot.black_kings else BLACK)
     return Outcome(Termination.ADJUDICATION, None)
 
 

@@ -70,9 +70,9 @@ attributes hold the same. Messages quote at most the first 60 characters of a
 token, tag or value, followed by ``...`` and its length (and the ``token``
 attribute is cut the same way), so a huge line is never echoed back. With
 ``skip_errors=True`` bad games are skipped and their errors are collected in
-the ``errors`` list (or the reader's ``errors`` attribute). Problems that do not stop a game from being read (a
-result token that contradicts the ``Result`` tag, a repeated tag, an empty
-variation) are recorded in :attr:`Game.errors`.
+the ``errors`` list (or the reader's ``errors`` attribute). Problems that do not stop
+a game from being read (a result token that contradicts the ``Result`` tag, a repeated
+tag, an empty variation) are recorded in :attr:`Game.errors`.
 
 Reading takes time and memory in proportion to the size of the input (long
 comments, many comments, huge tags or tokens, and many bad games included).
@@ -983,7 +983,8 @@ class _Lexer:
                     if surrogate is not None:
                         raise surrogate
                     comment = "\n".join(parts)
-                    return _Token("comment", "{" + comment + "}", line.number, comment.strip(), where)
+                    return _Token("comment", "{" + comment + "}", line.number, comment.strip(),
+                                  where)
                 parts.append(nxt.text)
                 if resync or nxt.text.lstrip().startswith("["):
                     resync.append(nxt)
@@ -1370,7 +1371,8 @@ class GameReader(Iterator[Game]):
             elif pending:
                 _seek_line(stream, pending[0], 0)
             return
-        rest = ([point[0].text[point[1]:]] if point is not None else []) + [ln.text for ln in pending]
+        rest = (([point[0].text[point[1]:]] if point is not None else [])
+                + [ln.text for ln in pending])
         rest.extend(self._source.leftover)
         if rest:
             try:
@@ -1441,7 +1443,8 @@ def read_games(file_or_text: PdnSource, *, variant: Variant | str | None = None,
     ... 1. 32-28 *''', skip_errors=True, errors=errors)]
     [1]
     >>> print(errors[0])
-    game 1, line 2: illegal move "32-29": the man on 32 can only go to 27 or 28; legal moves are 31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
+    game 1, line 2: illegal move "32-29": the man on 32 can only go to 27 or 28; legal moves
+    are 31-26, 31-27, 32-27, 32-28, 33-28, 33-29, 34-29, 34-30, 35-30
     """
     source, owned = _open(file_or_text, track=False)
     return GameReader(source, variant=get_variant(variant) if variant is not None else None,

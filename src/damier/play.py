@@ -17,7 +17,8 @@ GIL), where Ctrl-C stops the search cleanly.
 >>> session.board.fen(compact=True)
 'B:W28,31,33-50:B1-20'
 >>> print(session.send("46-41"))
-illegal move '46-41': the piece on 46 is White's, and it is Black's move; legal moves are 16-21, 17-21, 17-22, 18-22, 18-23, 19-23, 19-24, 20-24, 20-25
+illegal move '46-41': the piece on 46 is White's, and it is Black's move; legal moves are
+16-21, 17-21, 17-22, 18-22, 18-23, 19-23, 19-24, 20-24, 20-25
 
 Moves are typed in standard notation (``32-28``, ``19x28``; the full path,
 or enough of it, for an ambiguous capture). A from-square with exactly one
@@ -741,7 +742,7 @@ class PlaySession:
         if self.depth is not None:
             limits = {"depth": self.depth}
         task = ThinkTask(label=label,
-                         run=lambda info: engine.analyse(snapshot, info=info, **limits)[0],
+                         run=lambda info: engine.search_lines(snapshot, info=info, **limits)[0],
                          stop=engine.stop,
                          describe=lambda info: self._describe(snapshot, info))
         result: SearchResult = self.thinker(task)

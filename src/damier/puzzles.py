@@ -763,7 +763,7 @@ def mine_position(board: Board, engine: Engine, options: MiningOptions = MiningO
                                                           info.score)
 
     engine.new_game()
-    lines = engine.analyse(board, multipv=2, depth=options.depth, info=record)
+    lines = engine.search_lines(board, 2, depth=options.depth, info=record)
     best = lines[0]
     second = lines[1].score if len(lines) > 1 else -MATE_SCORE
     first = best.best_move

@@ -57,9 +57,11 @@ def _normalize_balance(limits: Any) -> BalanceLimits:
                 f"balance_unchanged_limits entries must be (pieces, moves) pairs, got {item!r}"
             ) from None
         if not isinstance(pieces, int) or isinstance(pieces, bool) or pieces < 2:
-            raise ValueError(f"balance_unchanged_limits: piece count must be an int >= 2, got {pieces!r}")
+            raise ValueError(f"balance_unchanged_limits: piece count must be an int >= 2, "
+                             f"got {pieces!r}")
         if not isinstance(moves, int) or isinstance(moves, bool) or moves < 1:
-            raise ValueError(f"balance_unchanged_limits: move limit must be an int >= 1, got {moves!r}")
+            raise ValueError(f"balance_unchanged_limits: move limit must be an int >= 1, "
+                             f"got {moves!r}")
         if pieces in pairs:
             raise ValueError(f"balance_unchanged_limits: piece count {pieces} given twice")
         pairs[pieces] = moves
@@ -187,9 +189,9 @@ class Rules:
     """
 
     huff: bool = False
-    """English, historical (the "huff" of the traditional English rules): a player who failed to capture when
-    able may have the capturing piece "huffed" (removed) by the opponent
-    before the opponent's move, instead of capture being strictly compulsory.
+    """English, historical (the "huff" of the traditional English rules): a player who
+    failed to capture when able may have the capturing piece "huffed" (removed) by the
+    opponent before the opponent's move, instead of capture being strictly compulsory.
     Opt-in; the board implements the mechanics, this only carries the flag.
 
     >>> Rules.for_variant("english").huff
@@ -197,9 +199,11 @@ class Rules:
     """
 
     def __post_init__(self) -> None:
-        for name in ("king_moves_limit", "sixteen_moves_limit", "five_moves_limit", "three_kings_limit"):
+        for name in ("king_moves_limit", "sixteen_moves_limit", "five_moves_limit",
+                     "three_kings_limit"):
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                      or value < 1):
                 raise ValueError(f"{name} must be None or an int >= 1, got {value!r}")
         rep = self.repetition_limit
         if rep is not None and (not isinstance(rep, int) or isinstance(rep, bool) or rep < 2):
@@ -210,7 +214,8 @@ class Rules:
         for name in ("king_vs_king_immediate", "piece_count_adjudication", "huff"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
-        object.__setattr__(self, "balance_unchanged_limits", _normalize_balance(self.balance_unchanged_limits))
+        object.__setattr__(self, "balance_unchanged_limits",
+                           _normalize_balance(self.balance_unchanged_limits))
 
     def balance_unchanged_limit(self, pieces: int) -> int | None:
         """The move limit of the unchanged-balance rule for ``pieces`` pieces
@@ -238,7 +243,8 @@ class Rules:
         >>> Rules.for_variant("frisian")
         Traceback (most recent call last):
         ...
-        ValueError: unknown variant 'frisian' (choose from: international, english, russian, brazilian)
+        ValueError: unknown variant 'frisian' (choose from: international, english, russian,
+        brazilian)
         """
         from damier.variants import get_variant  # the registry imports this module
 
@@ -253,19 +259,24 @@ class Rules:
         out: list[str] = []
         if self.repetition_limit is not None:
             names = {2: "twofold", 3: "threefold", 4: "fourfold", 5: "fivefold"}
-            out.append(f"{names.get(self.repetition_limit, f'{self.repetition_limit}-fold')} repetition")
+            fold = names.get(self.repetition_limit, f"{self.repetition_limit}-fold")
+            out.append(f"{fold} repetition")
         if self.king_moves_limit is not None:
             out.append(f"{self.king_moves_limit} moves each without a capture or a man move")
         if self.sixteen_moves_limit is not None:
-            out.append(f"lone king against three pieces: draw after {self.sixteen_moves_limit} moves each")
+            out.append(f"lone king against three pieces: draw after {self.sixteen_moves_limit} "
+                       "moves each")
         if self.five_moves_limit is not None:
-            out.append(f"lone king against two or fewer pieces: draw after {self.five_moves_limit} moves each")
+            out.append("lone king against two or fewer pieces: draw after "
+                       f"{self.five_moves_limit} moves each")
         if self.king_vs_king_immediate:
             out.append("king against king: immediate draw")
         if self.three_kings_limit is not None:
-            out.append(f"three kings against a lone king: draw after {self.three_kings_limit} moves each")
+            out.append(f"three kings against a lone king: draw after {self.three_kings_limit} "
+                       "moves each")
         for pieces, moves in self.balance_unchanged_limits:
-            out.append(f"{pieces} pieces, kings on both sides, balance unchanged: draw after {moves} moves each")
+            out.append(f"{pieces} pieces, kings on both sides, balance unchanged: draw after "
+                       f"{moves} moves each")
         if self.draw_offer_min_moves:
             out.append(f"draw offers only after {self.draw_offer_min_moves} moves each")
         if self.piece_count_adjudication:

@@ -78,7 +78,8 @@ class Score(ABC):
         a forced win (a loss the negation), as :class:`damier.engine.Engine`
         reports them.
 
-        >>> Score.from_engine(-135), Score.from_engine(MATE_SCORE - 7), Score.from_engine(-MATE_SCORE)
+        >>> (Score.from_engine(-135), Score.from_engine(MATE_SCORE - 7),
+        ...  Score.from_engine(-MATE_SCORE))
         (Cm(-135), Win(7), Loss(0))
         """
         value = int(value)

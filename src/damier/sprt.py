@@ -193,7 +193,7 @@ def mean_score(counts: Sequence[float]) -> float:
     pairs = sum(values)
     if pairs == 0:
         return math.nan
-    return sum(c * v for c, v in zip(values, PAIR_SCORES)) / pairs
+    return sum(c * v for c, v in zip(values, PAIR_SCORES, strict=True)) / pairs
 
 
 def pair_variance(counts: Sequence[float]) -> float:
@@ -207,8 +207,8 @@ def pair_variance(counts: Sequence[float]) -> float:
     pairs = sum(values)
     if pairs == 0:
         return math.nan
-    s = sum(c * v for c, v in zip(values, PAIR_SCORES)) / pairs
-    return sum(c * (v - s) ** 2 for c, v in zip(values, PAIR_SCORES)) / pairs
+    s = sum(c * v for c, v in zip(values, PAIR_SCORES, strict=True)) / pairs
+    return sum(c * (v - s) ** 2 for c, v in zip(values, PAIR_SCORES, strict=True)) / pairs
 
 
 def trinomial_interval(wins: int, draws: int, losses: int, *,
@@ -341,8 +341,8 @@ def constrained_mle(probs: Sequence[float], values: Sequence[float], mean: float
         raise ValueError(f"probs must be non-negative and not all zero, got {list(probs)}")
     p = [x / total for x in probs]
     d = [v - mean for v in values]
-    support = [di for pi, di in zip(p, d) if pi > 0]
-    if math.fsum(pi * di for pi, di in zip(p, d)) == 0.0:
+    support = [di for pi, di in zip(p, d, strict=True) if pi > 0]
+    if math.fsum(pi * di for pi, di in zip(p, d, strict=True)) == 0.0:
         return p
     d_max, d_min = max(support), min(support)
     if not (d_max > 0 > d_min):
@@ -352,7 +352,7 @@ def constrained_mle(probs: Sequence[float], values: Sequence[float], mean: float
 
     def f(mu: float) -> tuple[float, float]:
         value = slope = 0.0
-        for pi, di in zip(p, d):
+        for pi, di in zip(p, d, strict=True):
             if pi > 0:
                 r = di / (1.0 + mu * di)
                 value += pi * r
@@ -370,7 +370,7 @@ def constrained_mle(probs: Sequence[float], values: Sequence[float], mean: float
             break
         step = mu - value / slope if slope < 0 else math.nan
         mu = step if lo < step < hi else (lo + hi) / 2.0
-    q = [pi / (1.0 + mu * di) for pi, di in zip(p, d)]
+    q = [pi / (1.0 + mu * di) for pi, di in zip(p, d, strict=True)]
     norm = math.fsum(q)
     return [x / norm for x in q]
 
@@ -403,7 +403,7 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     p = [c / total for c in reg]
     p0 = constrained_mle(p, PAIR_SCORES, s0)
     p1 = constrained_mle(p, PAIR_SCORES, s1)
-    return pairs * math.fsum(pi * math.log(b / a) for pi, a, b in zip(p, p0, p1))
+    return pairs * math.fsum(pi * math.log(b / a) for pi, a, b in zip(p, p0, p1, strict=True))
 
 
 def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:

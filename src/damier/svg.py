@@ -125,7 +125,7 @@ def parse_path(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[tup
         squares = tuple(parse_square(p, variant) for p in parts[0::2])
     except IllegalMoveError as err:
         raise IllegalMoveError(f"cannot read move {text!r}: {err}") from None
-    for a, b in zip(squares, squares[1:]):
+    for a, b in zip(squares, squares[1:], strict=False):
         (r1, c1), (r2, c2) = variant.row_col(a), variant.row_col(b)
         if a == b or abs(r1 - r2) != abs(c1 - c2):
             raise IllegalMoveError(

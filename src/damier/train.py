@@ -59,7 +59,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -236,7 +236,8 @@ def _prepare_run(out: Path, settings: SelfplaySettings) -> None:
         try:
             old = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as err:
-            raise TrainError(f"{path}: unreadable settings ({err}); use another directory") from None
+            raise TrainError(f"{path}: unreadable settings ({err}); "
+                             "use another directory") from None
         new = settings.to_dict()
         differ = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
         if differ:
@@ -608,7 +609,8 @@ class FitSettings:
     score_share: float = 0.5        # target = share * sigmoid(score/scale) + (1 - share) * result
     validation: float = 0.1         # share of the games held out
     seed: int = 1
-    fixed: tuple[str, ...] = ()     # terms (or "material", "patterns") kept at their initial weights
+    fixed: tuple[str, ...] = ()     # terms (or "material", "patterns") kept at their initial
+                                    # weights
     prior_initial: bool = False     # the L2 prior pulls towards the initial weights, not zero
     unseen_validation: bool = True  # validate only on positions that no training game has
 
@@ -714,7 +716,8 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     unit = settings.scale * UNIT
     flat = 2 * train.feats.astype(np.int64)
     cw = train.counts.astype(np.float64) / div_all[:, None]
-    hess = np.bincount(flat.ravel(), weights=(cw * ph_all[:, None]).ravel() ** 2, minlength=nweights)
+    hess = np.bincount(flat.ravel(), weights=(cw * ph_all[:, None]).ravel() ** 2,
+                       minlength=nweights)
     hess += np.bincount((flat + 1).ravel(), weights=(cw * (1 - ph_all[:, None])).ravel() ** 2,
                         minlength=nweights)
     del flat, cw
@@ -753,7 +756,8 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
                 np.clip(w, -32767, 32767, out=w)
             lt = _loss(np, w, train, t_train, settings.scale)
             lv = _loss(np, w, val, t_val, settings.scale) if len(val) else lt
-            history.append({"epoch": epoch, "train_loss": round(lt, 6), "validation_loss": round(lv, 6)})
+            history.append({"epoch": epoch, "train_loss": round(lt, 6),
+                            "validation_loss": round(lv, 6)})
             if lv < best[0]:
                 best = (lv, w.copy())
             if on_epoch is not None:
@@ -936,7 +940,8 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
                            l2=args.l2, scale=args.scale, score_share=args.score_share,
                            validation=args.validation, seed=args.seed,
                            prior_initial=args.prior_initial,
-                           unseen_validation=not args.all_validation, fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
+                           unseen_validation=not args.all_validation,
+                           fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
     if settings.epochs < 1 or settings.batch < 1 or not 0 <= settings.validation < 1:
         raise TrainError("--epochs and --batch must be at least 1, --validation in [0, 1)")
     err.write(f"fit: {len(data)} positions from {data.games} games ({data.variant.name})\n")
@@ -950,7 +955,8 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
                 "initial": args.initial or "shipped", "settings": dict(settings.__dict__),
                 "rescored": (args.rescored[0] if args.rescored and len(args.rescored) == 1
                              else args.rescored),
-                "epochs": history, "best_epoch": best, "seconds": round(time.monotonic() - began, 1)}
+                "epochs": history, "best_epoch": best,
+                "seconds": round(time.monotonic() - began, 1)}
     manifest_path = out.with_name(out.stem + ".manifest.json")
     manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
     err.write(f"fit: wrote {out} and {manifest_path.name} (best validation loss "

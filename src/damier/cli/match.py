@@ -54,7 +54,8 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--concurrency", type=int, default=1, metavar="K",
                    help="games played at once (default 1)")
     p.add_argument("--pdn", metavar="OUT", help="write the games to this PDN file")
-    p.add_argument("--variant", default=DEFAULT_VARIANT, help=f"variant (default {DEFAULT_VARIANT})")
+    p.add_argument("--variant", default=DEFAULT_VARIANT,
+                   help=f"variant (default {DEFAULT_VARIANT})")
     p.add_argument("--seed", type=int, help="seed of the opening order and engine randomness")
     p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="P",
                    help=f"adjudicate a draw after P plies (default {DEFAULT_MAX_PLIES})")

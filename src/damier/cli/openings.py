@@ -73,7 +73,8 @@ def openings_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "resulting position,",
         f"searched by damier's engine (full strength, depth {args.depth}, cleared hash); kept when "
         f"|score| <= {args.margin / 100:.2f} men.",
-        f"{len(generated)} openings; the comment after each is the score from White's view, in men.",
+        f"{len(generated)} openings; the comment after each is the score from White's view, "
+        "in men.",
     ]
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:

@@ -6,7 +6,8 @@
 >>> result.wins + result.draws + result.losses
 2
 >>> [(g.white, g.black) for g in result.games]
-[('damier:depth=1,hash=1', 'damier:depth=2,hash=1'), ('damier:depth=2,hash=1', 'damier:depth=1,hash=1')]
+[('damier:depth=1,hash=1', 'damier:depth=2,hash=1'),
+ ('damier:depth=2,hash=1', 'damier:depth=1,hash=1')]
 
 Engines
 -------
@@ -52,8 +53,9 @@ tree; :attr:`MatchGame.game` rebuilds the tree when asked.
 Time control: ``movetime`` seconds per move, or ``clock``: a
 :class:`damier.engine.Clock` (the start times, increments, and ``moves_to_go``
 for a repeating control of that many moves) or its text (:func:`parse_clock`,
-``"1+0.5"``: minutes and seconds, as ``damier play`` reads it). With neither, engines with no ``depth`` or ``nodes`` option of
-their own get :data:`DEFAULT_MOVETIME` seconds per move.
+``"1+0.5"``: minutes and seconds, as ``damier play`` reads it). With neither, engines
+with no ``depth`` or ``nodes`` option of their own get :data:`DEFAULT_MOVETIME` seconds
+per move.
 
 Statistics
 ----------

@@ -23,7 +23,8 @@ def parse_clock(text: str) -> Clock:
     many moves.
 
     >>> parse_clock("1+0.5")
-    Clock(white_time=60.0, black_time=60.0, white_increment=0.5, black_increment=0.5, moves_to_go=None)
+    Clock(white_time=60.0, black_time=60.0, white_increment=0.5, black_increment=0.5,
+          moves_to_go=None)
     >>> parse_clock("10s+0.1").white_time, parse_clock("40/2:00").moves_to_go
     (10.0, 40)
     """

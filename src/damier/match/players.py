@@ -237,11 +237,13 @@ def parse_engine_spec(text: str) -> EngineSpec:
     >>> parse_engine_spec("damier:level=11")
     Traceback (most recent call last):
     ...
-    damier.match.players.EngineSpecError: bad engine spec 'damier:level=11': option level must be between 1 and 10, got 11
+    damier.match.players.EngineSpecError: bad engine spec 'damier:level=11':
+    option level must be between 1 and 10, got 11
     >>> parse_engine_spec("stockfish")
     Traceback (most recent call last):
     ...
-    damier.match.players.EngineSpecError: bad engine spec 'stockfish': expected damier[:option=value,...] or hub:COMMAND
+    damier.match.players.EngineSpecError: bad engine spec 'stockfish':
+    expected damier[:option=value,...] or hub:COMMAND
     """
     if not isinstance(text, str):
         raise EngineSpecError(f"an engine spec is a string, not {type(text).__name__}")
@@ -387,7 +389,8 @@ class HubPlayer:
     def new_game(self) -> None:
         self._call(self.engine.new_game)
 
-    def play(self, board: Board, *, movetime: float | None, clock: Clock | None) -> Move | str | None:
+    def play(self, board: Board, *, movetime: float | None,
+             clock: Clock | None) -> Move | str | None:
         if clock is None and movetime is None:
             movetime = DEFAULT_MOVETIME
         result = self._call(self.engine.search, board, movetime=None if clock else movetime,

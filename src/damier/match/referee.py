@@ -166,7 +166,8 @@ class _Referee:
         if over is not None:
             if self.stop_event.is_set():
                 raise _Abandoned()
-            return _Ending(side.loss, "time forfeit", f"{side.who()} lost on time ({over:.2f} s over)")
+            return _Ending(side.loss, "time forfeit",
+                           f"{side.who()} lost on time ({over:.2f} s over)")
         board.push(move)
         return None
 

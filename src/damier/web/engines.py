@@ -352,7 +352,7 @@ class EnginePool:
 
 
 class PooledEngine:
-    """An engine-like object whose every ``analyse`` takes its turn in a pool (what a
+    """An engine-like object whose every ``search_lines`` takes its turn in a pool (what a
     game report needs: it searches position after position)."""
 
     def __init__(self, pool: EnginePool, job: Job) -> None:
@@ -364,13 +364,14 @@ class PooledEngine:
         """The next search starts with an empty hash table (as a lone engine would)."""
         self._fresh = True
 
-    def analyse(self, board: Board, **limits: Any) -> list[SearchResult]:
+    def search_lines(self, board: Board, multipv: int = 1,
+                     **limits: Any) -> list[SearchResult]:
         fresh, self._fresh = self._fresh, False
 
         def run(engine: Engine) -> list[SearchResult]:
             if fresh:
                 engine.new_game()
-            return engine.analyse(board, info=self.job.watch(engine), **limits)
+            return engine.search_lines(board, multipv, info=self.job.watch(engine), **limits)
 
         return self.pool.submit(self.job, run).result()
 

@@ -608,7 +608,7 @@ class LiveGames:
 
                 def run(engine: Engine, depth: int = depth, left: float = left
                         ) -> list[SearchResult]:
-                    return engine.analyse(board, multipv=multipv, depth=depth, movetime=left,
+                    return engine.search_lines(board, multipv, depth=depth, movetime=left,
                                           info=job.watch(engine))
 
                 # a depth that runs long gives its engine up when another client waits,
@@ -755,7 +755,7 @@ class LiveGames:
         movetime = min(0.5, self.movetime_for(10))
         job = Job(live.client)
         results = await asyncio.wrap_future(self.pool.submit(
-            job, lambda engine: engine.analyse(board, multipv=1, depth=12, movetime=movetime)))
+            job, lambda engine: engine.search_lines(board, 1, depth=12, movetime=movetime)))
         score = results[0].score if results else 0
         engine_is_white = session.record.human == "black"
         engine_view = score if (board.turn == WHITE) == engine_is_white else -score

@@ -70,7 +70,8 @@ async def read_json(request: "Request", allowed: tuple[str, ...], *,
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ApiError(400, f"request body is not valid JSON: {err}") from None
     except RecursionError:
-        raise ApiError(400, "request body is not valid JSON here: it is nested too deeply") from None
+        raise ApiError(400,
+                       "request body is not valid JSON here: it is nested too deeply") from None
     except ValueError as err:  # e.g. a number of more digits than Python converts
         raise ApiError(400, f"request body is not valid JSON here: {str(err)[:100]}") from None
     if not isinstance(data, dict):
@@ -79,7 +80,8 @@ async def read_json(request: "Request", allowed: tuple[str, ...], *,
     unknown = sorted(set(data) - set(allowed))
     if unknown:
         raise ApiError(400, f"unknown field{'s' if len(unknown) > 1 else ''} "
-                       f"{', '.join(map(repr, unknown))} (expected: {', '.join(allowed) or 'none'})")
+                       f"{', '.join(map(repr, unknown))} "
+                       f"(expected: {', '.join(allowed) or 'none'})")
     return data
 
 

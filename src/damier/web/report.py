@@ -157,7 +157,7 @@ def _evaluate(board: Board, engine: Engine, depth: int | None,
         # A fresh transposition table for every position: the report depends only on
         # the game and the limits, not on what was searched before.
         engine.new_game()
-        result = engine.analyse(board, multipv=1, depth=depth, movetime=movetime)[0]
+        result = engine.search_lines(board, 1, depth=depth, movetime=movetime)[0]
         best = result.best_move
         entry.update(score=result.score, depth=result.depth,
                      best=_move_json(best, legal) if best is not None else None,

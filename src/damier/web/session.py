@@ -14,7 +14,8 @@ Every change is written to the :class:`~damier.web.storage.GameStore` at once.
 >>> session.play({"move": "32-27"})
 Traceback (most recent call last):
 ...
-damier.web.session.ApiError: illegal move '32-27': a capture is compulsory: the piece on 28 must capture; legal moves are 28x19
+damier.web.session.ApiError: illegal move '32-27': a capture is compulsory: the piece on 28
+must capture; legal moves are 28x19
 >>> session.undo(1)
 1
 >>> GameSession.load(store, session.id).record.moves
@@ -108,7 +109,8 @@ def check_text(value: str | None, field: str) -> None:
     >>> check_text("a\\ud800b", "white")
     Traceback (most recent call last):
     ...
-    damier.web.session.ApiError: white is not valid text: it holds an unpaired surrogate (\\ud800 at character 2)
+    damier.web.session.ApiError: white is not valid text: it holds an unpaired surrogate
+    (\\ud800 at character 2)
     """
     if value is None:
         return
@@ -848,7 +850,8 @@ def import_pdn(store: GameStore, text: str, *, max_games: int = 100, owner: str 
                 break
             plies = len(game.mainline_moves())
             if plies > MAX_PLIES:
-                errors.append(PdnError(f"a game of {plies} plies is too long (at most {MAX_PLIES})"))
+                errors.append(PdnError(f"a game of {plies} plies is too long "
+                                       f"(at most {MAX_PLIES})"))
                 continue
             size = tree_size(game)
             if size > MAX_TREE_NODES:

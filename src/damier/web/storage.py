@@ -34,7 +34,8 @@ True
 >>> store.update(record, "moves")    # record was read before the save above
 Traceback (most recent call last):
 ...
-damier.web.storage.StaleGameError: game ... was changed by another writer since it was read (version 0, now 1): reload it
+damier.web.storage.StaleGameError: game ... was changed by another writer since it was read
+(version 0, now 1): reload it
 >>> store.close()
 """
 
@@ -369,7 +370,7 @@ class GameStore:
         for name in names:
             if name not in _COLUMNS or name in _FIXED:
                 raise ValueError(f"{name!r} is not a field that can be updated")
-        values = dict(zip(_COLUMNS, self._values(record)))
+        values = dict(zip(_COLUMNS, self._values(record), strict=True))
         now = _now()
         sets = "".join(f"{name} = ?, " for name in names)
         args = [values[name] for name in names] + [now, record.id, record.version]
@@ -530,7 +531,8 @@ class GameStore:
                           white=row["white"], black=row["black"], result=row["result"],
                           termination=row["termination"], termination_text=row["termination_text"],
                           winner=row["winner"], headers=json.loads(row["headers"] or "{}"),
-                          pdn=row["pdn"], created_at=row["created_at"], updated_at=row["updated_at"],
+                          pdn=row["pdn"], created_at=row["created_at"],
+                          updated_at=row["updated_at"],
                           owner=row["owner"], white_player=row["white_player"],
                           black_player=row["black_player"], clock_initial=row["clock_initial"],
                           clock_increment=row["clock_increment"],
