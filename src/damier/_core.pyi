@@ -64,8 +64,13 @@ MATE_SCORE: int
 ``MATE_SCORE - N``, a loss the negation."""
 MATE_THRESHOLD: int
 """Scores above this (or below its negation) are forced wins (losses)."""
+MAX_THREADS: int
+"""The most threads of a search (:meth:`SearchCore.set_threads`)."""
 EVAL_TERM_NAMES: tuple[str, ...]
+"""The names of the evaluation's terms, in the order of their features."""
 TRACE_WIDTH_MAX: int
+
+def _term_names(slots: Iterable[tuple[int, str]], nterms: int) -> tuple[str, ...]: ...
 
 class EvalWeights:
     variant_index: int
@@ -131,6 +136,11 @@ def root_move_score(core: SearchCore, index: int) -> int: ...
 def helper_selectivity(core: SearchCore, index: int) -> dict[str, bool | int | float]: ...
 
 # Endgame databases (_egdb.pxi)
+
+MAX_EG_PIECES: int
+"""The most pieces of an endgame table (``damier.egdb.MAX_PIECES`` reads it)."""
+EGDB_UNUSED: int
+"""The value of a table's slot that holds no position."""
 
 class EgTables:
     variant_index: int

@@ -31,11 +31,11 @@ cdef extern from *:
 # Variants and geometry
 # ---------------------------------------------------------------------------
 
-DEF MAXPATH = 24          # longest capture: 20 pieces in International, with room to spare
-DEF MAXMOVES = 2048       # move buffer size of one ply
-DEF MAXDEPTH = 64
-
-DEF MAX_VARIANTS = 8      # room in the per-variant tables below (damier.variants.VARIANTS fills them)
+cdef enum:
+    MAXPATH = 24             # longest capture: 20 pieces in International, with room to spare
+    MAXMOVES = 2048          # move buffer size of one ply
+    MAX_PERFT_DEPTH = 64
+    MAX_VARIANTS = 8         # room in the per-variant tables below (damier.variants.VARIANTS fills them)
 
 # Directions: 0 up-left, 1 up-right (towards lower square numbers), 2 down-left, 3 down-right.
 # White men move up (0, 1), Black men move down (2, 3). The opposite of d is 3 - d.
@@ -981,8 +981,8 @@ cdef class CoreBoard:
             raise ValueError("depth must be >= 0")
         if depth == 0:
             return 1
-        if depth > MAXDEPTH:
-            raise ValueError(f"depth must be <= {MAXDEPTH}")
+        if depth > MAX_PERFT_DEPTH:
+            raise ValueError(f"depth must be <= {MAX_PERFT_DEPTH}")
         buf = <CMove*>malloc((depth + 1) * MAXMOVES * sizeof(CMove))
         if buf == NULL:
             raise MemoryError()
@@ -1005,8 +1005,8 @@ cdef class CoreBoard:
         cdef uint64_t cnt
         if depth < 1:
             raise ValueError("depth must be >= 1")
-        if depth > MAXDEPTH:
-            raise ValueError(f"depth must be <= {MAXDEPTH}")
+        if depth > MAX_PERFT_DEPTH:
+            raise ValueError(f"depth must be <= {MAX_PERFT_DEPTH}")
         buf = <CMove*>malloc((depth + 2) * MAXMOVES * sizeof(CMove))
         if buf == NULL:
             raise MemoryError()
@@ -1036,6 +1036,10 @@ cdef class CoreBoard:
 include "_eval.pxi"        # the static evaluation and its feature vector
 include "_tt.pxi"          # the transposition table
 include "_egdb.pxi"        # endgame databases: the generator and the C-level probe
-include "_search.pxi"      # PVS, quiescence, move ordering (one thread)
+include "_searcher.pxi"    # a search thread's state, scores and limits, the selectivity switches
+include "_draws.pxi"       # the draw rules the search sees, the endgame tables' probe
+include "_order.pxi"       # move ordering: order scores, killers, history
+include "_qsearch.pxi"     # the quiescence search
+include "_search.pxi"      # the principal variation search, step by step (one thread)
 include "_smp.pxi"         # the lazy SMP helpers
 include "_searchcore.pxi"  # SearchCore and the module functions Python calls

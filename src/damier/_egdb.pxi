@@ -32,12 +32,18 @@
 # verify_range checks afterwards, forward and independently of the levels, that every
 # stored value is the best value over its successors.
 
-DEF EG_INVALID = 0xFFFF
-DEF EG_UNKNOWN = 0xFFFE
-DEF EG_CANNOT_LOSE = 255
-DEF EG_NCODES = 4096          # signature codes: 3 bits per group
-DEF EG_BIG = 0x7FFFFFFF
-DEF MAX_EG_PIECES = 7         # pieces of the largest tables (damier.egdb.MAX_PIECES)
+cdef enum:
+    EG_INVALID = 0xFFFF
+    EG_UNKNOWN = 0xFFFE
+    EG_CANNOT_LOSE = 255
+    EG_GROUP_BITS = 3         # a signature code holds each group's count in 3 bits
+    EG_GROUP_MAX = (1 << EG_GROUP_BITS) - 1   # pieces of a group in a signature code
+    EG_NCODES = 1 << (4 * EG_GROUP_BITS)      # signature codes
+    EG_BIG = 0x7FFFFFFF
+    EG_MAX_PIECES = 7         # pieces of the largest tables (damier.egdb.MAX_PIECES reads it)
+
+MAX_EG_PIECES = EG_MAX_PIECES
+EGDB_UNUSED = EG_INVALID
 
 cdef uint64_t EG_BINOM[65][9]
 
@@ -71,7 +77,8 @@ ctypedef struct EgReg:
 
 
 cdef inline int eg_code(int a, int b, int c, int d) noexcept nogil:
-    return a | (b << 3) | (c << 6) | (d << 9)
+    return (a | (b << EG_GROUP_BITS) | (c << (2 * EG_GROUP_BITS))
+            | (d << (3 * EG_GROUP_BITS)))
 
 
 cdef void eg_sig_init(const Geo* g, EgSig* s, int a, int b, int c, int d) noexcept nogil:
@@ -195,7 +202,8 @@ cdef inline int eg_lookup(const EgReg* reg, const Pos* p) noexcept nogil:
     if (q.pieces[1] & ~q.kings & reg.g.promo[1]) or (q.pieces[0] & ~q.kings & reg.g.promo[0]):
         return -1                # a man on its crowning row: not a position of the tables
     code = eg_counts(&q, n)
-    if n[0] > 7 or n[1] > 7 or n[2] > 7 or n[3] > 7 or reg.data[code] == NULL:
+    if (n[0] > EG_GROUP_MAX or n[1] > EG_GROUP_MAX or n[2] > EG_GROUP_MAX
+            or n[3] > EG_GROUP_MAX or reg.data[code] == NULL):
         return -1
     return reg.data[code][eg_index(reg.g, &q, n)]
 
@@ -255,7 +263,7 @@ cdef class EgTables:
         """The number of slots of ``signature`` (our men, our kings, their men, their kings)."""
         cdef EgSig s
         a, b, c, d = signature
-        if min(signature) < 0 or max(signature) > 7:
+        if min(signature) < 0 or max(signature) > EG_GROUP_MAX:
             raise ValueError(f"signature {signature} out of range")
         eg_sig_init(self.reg.g, &s, a, b, c, d)
         return s.total
@@ -316,7 +324,8 @@ def egdb_key(CoreBoard board):
     if (q.pieces[1] & ~q.kings & g.promo[1]) or (q.pieces[0] & ~q.kings & g.promo[0]):
         return None
     eg_counts(&q, n)
-    if n[0] > 7 or n[1] > 7 or n[2] > 7 or n[3] > 7:
+    if (n[0] > EG_GROUP_MAX or n[1] > EG_GROUP_MAX or n[2] > EG_GROUP_MAX
+            or n[3] > EG_GROUP_MAX):
         return ((n[0], n[1], n[2], n[3]), -1)
     return ((n[0], n[1], n[2], n[3]), eg_index(g, &q, n))
 

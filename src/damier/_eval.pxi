@@ -2,14 +2,19 @@
 # learned pattern evaluation blended by game phase, and its trace for training.
 # No Python objects in the hot path.
 
-DEF NTERMS = 12            # hand-named terms (see EVAL_TERM_NAMES)
-DEF MAXPAT = 8             # weight tables of areas (8 on 10x10 boards, 5 on 8x8)
-DEF PSTATES = 6561         # 3^8: an area's eight squares, each empty, own man or opponent's man
-DEF MATSTATES = 6400       # material states: own men (0-19), own kings (0-3), the opponent's, 20*4*20*4
-DEF MAT_MEN = 20           # men counted up to 19 (20 only before the first capture)
-DEF MAT_KINGS = 4          # kings counted up to 3
-DEF UNIT_SHIFT = 3         # weights are in eighths of a centi-man
-DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men on the board)
+cdef enum:
+    MAXPAT = 8               # weight tables of areas (8 on 10x10 boards, 5 on 8x8)
+    AREA_SQUARES = 8         # the dark squares of an area
+    PSTATES = 6561           # 3^8: an area's eight squares, each empty, own man or opponent's man
+    MATSTATES = 6400         # material states: own men (0-19), own kings (0-3), the opponent's, 20*4*20*4
+    MAT_MEN = 20             # men counted up to 19 (20 only before the first capture)
+    MAT_KINGS = 4            # kings counted up to 3
+    UNIT_SHIFT = 3           # weights are in eighths of a centi-man
+    PHASE_SHIFT = 8
+    PHASE_ONE = 1 << PHASE_SHIFT   # the phase runs from 0 (no men left) to 256 (all men on the board)
+    LONE_KING_SHIFT = 4      # a drawish lone-king ending's scores are divided by 16
+    MAN_VALUE = 100          # the weights before any are loaded: material only (centi-men)
+    KING_VALUE = 300
 
 # ---------------------------------------------------------------------------
 # Evaluation
@@ -44,20 +49,61 @@ DEF PHASE_ONE = 256        # the phase runs from 0 (no men left) to 256 (all men
 # by the two sides like the area tables: White's view minus Black's view, so a
 # balanced material scores 0. It comes after the area tables in the weights.
 
-EVAL_TERM_NAMES = (
-    "man",            # men
-    "king",           # kings
-    "king_mobility",  # empty squares the kings see
-    "king_diagonal",  # kings on the main diagonal
-    "balance",        # |men on the left wing - men on the right wing|
-    "blocked",        # men with no free square ahead
-    "runaway",        # men with no enemy piece in their path to the crowning row
-    "outpost",        # advanced centre men supported by two men behind
-    "breakthrough",   # men with at most one enemy piece in their path (runaways excluded)
-    "mobility",       # forward steps open to men (tempo reserve; low in locked formations)
-    "kings_lead",     # lead in pieces when both sides have a king (such endings often draw)
-    "advancement",    # rows the men have advanced from their first row (the "tempo" count)
+# The hand-named terms: their slots in the feature vector (and in EvalW.term),
+# and NTERMS, their number. _TERM_SLOTS names each slot; EVAL_TERM_NAMES is made
+# from it, in slot order, and the import fails unless every slot has one name.
+cdef enum:
+    T_MAN                    # men
+    T_KING                   # kings
+    T_KING_MOBILITY          # empty squares the kings see
+    T_KING_DIAGONAL          # kings on the main diagonal
+    T_BALANCE                # |men on the left wing - men on the right wing|
+    T_BLOCKED                # men with no free square ahead
+    T_RUNAWAY                # men with no enemy piece in their path to the crowning row
+    T_OUTPOST                # advanced centre men supported by two men behind
+    T_BREAKTHROUGH           # men with at most one enemy piece in their path (runaways excluded)
+    T_MOBILITY               # forward steps open to men (tempo reserve; low in locked formations)
+    T_KINGS_LEAD             # lead in pieces when both sides have a king (such endings often draw)
+    T_ADVANCEMENT            # rows the men have advanced from their first row (the "tempo" count)
+    NTERMS
+
+_TERM_SLOTS = (
+    (T_MAN, "man"),
+    (T_KING, "king"),
+    (T_KING_MOBILITY, "king_mobility"),
+    (T_KING_DIAGONAL, "king_diagonal"),
+    (T_BALANCE, "balance"),
+    (T_BLOCKED, "blocked"),
+    (T_RUNAWAY, "runaway"),
+    (T_OUTPOST, "outpost"),
+    (T_BREAKTHROUGH, "breakthrough"),
+    (T_MOBILITY, "mobility"),
+    (T_KINGS_LEAD, "kings_lead"),
+    (T_ADVANCEMENT, "advancement"),
 )
+
+
+def _term_names(slots, int nterms):
+    """The term names in slot order, from ``(slot, name)`` pairs that must name each
+    of the ``nterms`` slots once (ImportError otherwise: the evaluation's slots and
+    names would disagree)."""
+    names = [None] * nterms
+    for slot, name in slots:
+        if not 0 <= slot < nterms:
+            raise ImportError(f"evaluation term {name!r}: slot {slot} is out of range "
+                              f"0-{nterms - 1}")
+        if names[slot] is not None:
+            raise ImportError(f"evaluation term slot {slot} is named twice "
+                              f"({names[slot]!r} and {name!r})")
+        if name in names:
+            raise ImportError(f"evaluation term name {name!r} is given twice")
+        names[slot] = name
+    if None in names:
+        raise ImportError(f"evaluation term slot {names.index(None)} has no name")
+    return tuple(names)
+
+
+EVAL_TERM_NAMES = _term_names(_TERM_SLOTS, NTERMS)
 
 ctypedef struct EvalW:
     int16_t term[NTERMS][2]          # [term][opening, endgame]
@@ -196,10 +242,10 @@ cdef void _default_eval_params(int v):
         EVALW[v] = <EvalW*>calloc(1, sizeof(EvalW))
     w = EVALW[v]
     memset(w, 0, sizeof(EvalW))
-    w.term[0][0] = 100 << UNIT_SHIFT
-    w.term[0][1] = 100 << UNIT_SHIFT
-    w.term[1][0] = 300 << UNIT_SHIFT
-    w.term[1][1] = 300 << UNIT_SHIFT
+    w.term[T_MAN][0] = MAN_VALUE << UNIT_SHIFT
+    w.term[T_MAN][1] = MAN_VALUE << UNIT_SHIFT
+    w.term[T_KING][0] = KING_VALUE << UNIT_SHIFT
+    w.term[T_KING][1] = KING_VALUE << UNIT_SHIFT
 
 
 cdef inline uint64_t area_bits(const EvalTables* t, uint64_t x) noexcept nogil:
@@ -292,7 +338,7 @@ cdef inline void enemies_ahead(const EvalTables* t, uint64_t enemies, int c, uin
 
 
 cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
-    """Fills ``f[NTERMS]``: the terms, White minus Black. Bitboard sets and
+    """Fills ``f[NTERMS]``: the terms (by slot), White minus Black. Bitboard sets and
     popcounts, no loop over the men, and sums in locals (the search spends a
     good part of its time here)."""
     cdef const EvalTables* t = &ETAB[g.variant]
@@ -301,7 +347,7 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
     cdef int c, sign, i, j, fwd0
     cdef int king = 0, sight = 0, diagonal = 0, balance = 0, blocked = 0, runaway = 0
     cdef int outpost = 0, breakthrough = 0, mobility = 0, advancement = 0
-    f[0] = popcount(p.pieces[1] & ~p.kings) - popcount(p.pieces[0] & ~p.kings)
+    f[T_MAN] = popcount(p.pieces[1] & ~p.kings) - popcount(p.pieces[0] & ~p.kings)
     # Advancement: the rows the men have advanced from their first row, White's
     # (size - 1 - r for a man on row r, counted from the top) minus Black's (r):
     # (size - 1) * White's men - the sum of r over all men, that sum taken bit by
@@ -310,9 +356,9 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
     for j in range(4):
         advancement -= popcount(men & t.row_bits[j]) << j
     advancement += (g.size - 1) * popcount(p.pieces[1] & ~p.kings)
-    f[10] = 0
+    f[T_KINGS_LEAD] = 0
     if (p.pieces[0] & p.kings) and (p.pieces[1] & p.kings):
-        f[10] = popcount(p.pieces[1]) - popcount(p.pieces[0])
+        f[T_KINGS_LEAD] = popcount(p.pieces[1]) - popcount(p.pieces[0])
     for c in range(2):
         sign = 1 if c == 1 else -1
         men = p.pieces[c] & ~p.kings
@@ -343,16 +389,16 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
         x = g.mask & ~p.pieces[c]
         weak = sh_back(g, x, 2 - fwd0) | sh_back(g, x, 3 - fwd0)
         outpost += sign * popcount(men & t.outpost[c] & ~weak)
-    f[1] = king
-    f[2] = sight
-    f[3] = diagonal
-    f[4] = balance
-    f[5] = blocked
-    f[6] = runaway
-    f[7] = outpost
-    f[8] = breakthrough
-    f[9] = mobility
-    f[11] = advancement
+    f[T_KING] = king
+    f[T_KING_MOBILITY] = sight
+    f[T_KING_DIAGONAL] = diagonal
+    f[T_BALANCE] = balance
+    f[T_BLOCKED] = blocked
+    f[T_RUNAWAY] = runaway
+    f[T_OUTPOST] = outpost
+    f[T_BREAKTHROUGH] = breakthrough
+    f[T_MOBILITY] = mobility
+    f[T_ADVANCEMENT] = advancement
 
 
 cdef inline int eval_divisor_shift(const Geo* g, const Pos* p) noexcept nogil:
@@ -369,7 +415,7 @@ cdef inline int eval_divisor_shift(const Geo* g, const Pos* p) noexcept nogil:
         return 0
     if ((nb == 1 and (p.pieces[0] & p.kings) and nw <= 3)
             or (nw == 1 and (p.pieces[1] & p.kings) and nb <= 3)):
-        return 4
+        return LONE_KING_SHIFT
     return 0
 
 
@@ -415,7 +461,7 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     se += sign * w.side[1]
     phase = eval_phase(t, popcount(wm | bm))
     # Turned to the side to move before rounding, so that rounding is colour-blind.
-    score = (sign * (so * phase + se * (PHASE_ONE - phase))) >> (8 + UNIT_SHIFT)
+    score = (sign * (so * phase + se * (PHASE_ONE - phase))) >> (PHASE_SHIFT + UNIT_SHIFT)
     return <int>(score >> eval_divisor_shift(g, p))
 
 
@@ -423,15 +469,27 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
 # Python-facing: weights, layout and trace
 # ---------------------------------------------------------------------------
 
-cdef int eval_nfeatures(int v) noexcept:
-    """Features of a variant: the terms, its pattern tables, the material
-    table, the side to move."""
-    return NTERMS + ETAB[v].npat * PSTATES + MATSTATES + 1
+
+
+cdef inline int pattern_feature(int k, int state) noexcept nogil:
+    """The feature number of state ``state`` of pattern table ``k`` (after the terms)."""
+    return NTERMS + k * PSTATES + state
 
 
 cdef inline int material_feature(const EvalTables* t, int index) noexcept nogil:
-    """The feature number of material state ``index``."""
-    return NTERMS + t.npat * PSTATES + index
+    """The feature number of material state ``index`` (after the pattern tables)."""
+    return pattern_feature(t.npat, index)
+
+
+cdef inline int side_feature(const EvalTables* t) noexcept nogil:
+    """The feature number of the side to move: the last, after the material table."""
+    return material_feature(t, MATSTATES)
+
+
+cdef int eval_nfeatures(int v) noexcept:
+    """Features of a variant: the terms, its pattern tables, the material
+    table, the side to move."""
+    return side_feature(&ETAB[v]) + 1
 
 
 cdef class EvalWeights:
@@ -524,12 +582,47 @@ def eval_layout(int variant_index) -> dict:
         raise ValueError(f"unknown variant index {variant_index}")
     cdef const EvalTables* t = &ETAB[variant_index]
     return {"terms": list(EVAL_TERM_NAMES), "patterns": t.npat, "pattern_states": PSTATES,
-            "pattern_squares": 8, "material_states": MATSTATES,
+            "pattern_squares": AREA_SQUARES, "material_states": MATSTATES,
             "material_counts": [MAT_MEN, MAT_KINGS],
             "features": eval_nfeatures(variant_index),
             "unit_shift": UNIT_SHIFT, "phase_one": PHASE_ONE,
             "areas": [(GEOS[variant_index].sq_of_bit[t.area_w[k]], GEOS[variant_index].sq_of_bit[t.area_b[k]])
                       for k in range(t.npat)]}
+
+
+# The features of one position in a trace: the terms, two per pattern table, two of
+# the material table, the side to move.
+cdef enum:
+    TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 1
+
+
+cdef int trace_row(const Geo* g, const Pos* p, int32_t* feats, int16_t* counts) noexcept nogil:
+    """The features of ``p`` and their counts, as ``eval_trace`` lists them, written
+    into ``feats`` and ``counts`` (TRACE_WIDTH room); returns how many."""
+    cdef const EvalTables* t = &ETAB[g.variant]
+    cdef int f[NTERMS]
+    cdef int i, k, iw, ib, col = 0
+    cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
+    term_features(g, p, f)
+    for i in range(NTERMS):
+        if f[i]:
+            feats[col] = i
+            counts[col] = <int16_t>f[i]
+            col += 1
+    for k in range(t.npat):
+        feats[col] = pattern_feature(k, area_index_w(t, wm, bm, k))
+        counts[col] = 1
+        feats[col + 1] = pattern_feature(k, area_index_b(t, wm, bm, k))
+        counts[col + 1] = -1
+        col += 2
+    material_states(p, &iw, &ib)
+    feats[col] = material_feature(t, iw)
+    counts[col] = 1
+    feats[col + 1] = material_feature(t, ib)
+    counts[col + 1] = -1
+    feats[col + 2] = side_feature(t)
+    counts[col + 2] = 1 if p.turn == 1 else -1
+    return col + 3
 
 
 def eval_trace(CoreBoard board):
@@ -547,39 +640,18 @@ def eval_trace(CoreBoard board):
     (the score is the side to move's)."""
     cdef const Geo* g = board._g
     cdef const Pos* p = &board._pos
-    cdef const EvalTables* t = &ETAB[g.variant]
-    cdef int f[NTERMS]
-    cdef int i, k, iw, ib
-    cdef uint64_t wm = p.pieces[1] & ~p.kings, bm = p.pieces[0] & ~p.kings
-    term_features(g, p, f)
-    feats = []
-    counts = []
-    for i in range(NTERMS):
-        if f[i]:
-            feats.append(i)
-            counts.append(f[i])
-    for k in range(t.npat):
-        feats.append(NTERMS + k * PSTATES + area_index_w(t, wm, bm, k))
-        counts.append(1)
-        feats.append(NTERMS + k * PSTATES + area_index_b(t, wm, bm, k))
-        counts.append(-1)
-    material_states(p, &iw, &ib)
-    feats.append(material_feature(t, iw))
-    counts.append(1)
-    feats.append(material_feature(t, ib))
-    counts.append(-1)
-    feats.append(eval_nfeatures(g.variant) - 1)
-    counts.append(1 if p.turn == 1 else -1)
-    return feats, counts, eval_phase(t, popcount(wm | bm)), eval_divisor_shift(g, p)
+    cdef int32_t feats[TRACE_WIDTH]
+    cdef int16_t counts[TRACE_WIDTH]
+    cdef int i, n = trace_row(g, p, feats, counts)
+    cdef uint64_t men = (p.pieces[0] | p.pieces[1]) & ~p.kings
+    return ([feats[i] for i in range(n)], [counts[i] for i in range(n)],
+            eval_phase(&ETAB[g.variant], popcount(men)), eval_divisor_shift(g, p))
 
 
 def eval_scale_divisor(CoreBoard board) -> int:
     """What the weighted feature sum of ``board`` is divided by (1, or 16 in a
     drawish lone-king ending)."""
     return eval_divisor(board._g, &board._pos)
-
-
-DEF TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 1
 
 
 def square_sets(CoreBoard board):
@@ -607,6 +679,35 @@ def square_sets(CoreBoard board):
 TRACE_WIDTH_MAX = TRACE_WIDTH
 
 
+cdef void pos_from_square_sets(const Geo* g, uint64_t white, uint64_t black, uint64_t kings,
+                               bint white_to_move, Pos* pos) noexcept nogil:
+    """The position of square sets (as ``square_sets`` gives them); squares off the
+    board and kings on empty squares are ignored."""
+    cdef uint64_t sets[3]
+    cdef uint64_t* dest[3]
+    cdef uint64_t x, b
+    cdef int j, s
+    sets[0] = white
+    sets[1] = black
+    sets[2] = kings
+    dest[0] = &pos.pieces[1]
+    dest[1] = &pos.pieces[0]
+    dest[2] = &pos.kings
+    pos.pieces[0] = 0
+    pos.pieces[1] = 0
+    pos.kings = 0
+    for j in range(3):
+        x = sets[j]
+        while x:
+            b = x & (~x + 1)
+            x ^= b
+            s = ctz(b) + 1
+            if s <= g.nsq:
+                dest[j][0] |= (<uint64_t>1) << g.bit_of_sq[s]
+    pos.kings &= pos.pieces[0] | pos.pieces[1]
+    pos.turn = 1 if white_to_move else 0
+
+
 def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[:] black,
                      const uint64_t[:] kings, const uint8_t[:] white_to_move,
                      int32_t[:, :] feats, int16_t[:, :] counts, int16_t[:] phase,
@@ -616,15 +717,13 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
     columns get feature 0 and count 0). No numpy needed here: any buffers of
     these types will do."""
     cdef const Geo* g
-    cdef const EvalTables* t
     cdef Pos pos
-    cdef int n, i, j, k, col, s, iw, ib
-    cdef uint64_t x, b, sets[3], wm, bm
-    cdef int f[NTERMS]
+    cdef int n, i, col, used
+    cdef int32_t row_feats[TRACE_WIDTH]
+    cdef int16_t row_counts[TRACE_WIDTH]
     if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
         raise ValueError(f"unknown variant index {variant_index}")
     g = &GEOS[variant_index]
-    t = &ETAB[variant_index]
     n = white.shape[0]
     if (black.shape[0] != n or kings.shape[0] != n or white_to_move.shape[0] != n
             or feats.shape[0] != n or counts.shape[0] != n or phase.shape[0] != n
@@ -634,56 +733,11 @@ def eval_trace_batch(int variant_index, const uint64_t[:] white, const uint64_t[
         raise ValueError(f"feats and counts need {TRACE_WIDTH} columns")
     with nogil:
         for i in range(n):
-            sets[0] = white[i]
-            sets[1] = black[i]
-            sets[2] = kings[i]
-            pos.pieces[0] = 0
-            pos.pieces[1] = 0
-            pos.kings = 0
-            for j in range(3):
-                x = sets[j]
-                while x:
-                    b = x & (~x + 1)
-                    x ^= b
-                    s = ctz(b) + 1
-                    if s <= g.nsq:
-                        if j == 0:
-                            pos.pieces[1] |= (<uint64_t>1) << g.bit_of_sq[s]
-                        elif j == 1:
-                            pos.pieces[0] |= (<uint64_t>1) << g.bit_of_sq[s]
-                        else:
-                            pos.kings |= (<uint64_t>1) << g.bit_of_sq[s]
-            pos.kings &= pos.pieces[0] | pos.pieces[1]
-            pos.turn = 1 if white_to_move[i] else 0
-            wm = pos.pieces[1] & ~pos.kings
-            bm = pos.pieces[0] & ~pos.kings
-            term_features(g, &pos, f)
-            col = 0
-            for j in range(NTERMS):
-                if f[j]:
-                    feats[i, col] = j
-                    counts[i, col] = <int16_t>f[j]
-                    col += 1
-            for k in range(t.npat):
-                feats[i, col] = NTERMS + k * PSTATES + area_index_w(t, wm, bm, k)
-                counts[i, col] = 1
-                col += 1
-                feats[i, col] = NTERMS + k * PSTATES + area_index_b(t, wm, bm, k)
-                counts[i, col] = -1
-                col += 1
-            material_states(&pos, &iw, &ib)
-            feats[i, col] = material_feature(t, iw)
-            counts[i, col] = 1
-            col += 1
-            feats[i, col] = material_feature(t, ib)
-            counts[i, col] = -1
-            col += 1
-            feats[i, col] = material_feature(t, MATSTATES)     # the side to move, after the table
-            counts[i, col] = 1 if pos.turn == 1 else -1
-            col += 1
-            while col < TRACE_WIDTH:
-                feats[i, col] = 0
-                counts[i, col] = 0
-                col += 1
-            phase[i] = <int16_t>eval_phase(t, popcount(wm | bm))
+            pos_from_square_sets(g, white[i], black[i], kings[i], white_to_move[i] != 0, &pos)
+            used = trace_row(g, &pos, row_feats, row_counts)
+            for col in range(TRACE_WIDTH):
+                feats[i, col] = row_feats[col] if col < used else 0
+                counts[i, col] = row_counts[col] if col < used else 0
+            phase[i] = <int16_t>eval_phase(&ETAB[variant_index],
+                                           popcount((pos.pieces[0] | pos.pieces[1]) & ~pos.kings))
             shift[i] = <int8_t>eval_divisor_shift(g, &pos)

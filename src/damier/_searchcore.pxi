@@ -36,6 +36,48 @@ cdef void clear_heuristics(Searcher* s) noexcept nogil:
     memset(s.killers, 0, sizeof(s.killers))
 
 
+cdef void age_history(Searcher* s) noexcept nogil:
+    """The history of earlier searches counts an eighth in a new one."""
+    cdef int i, j, k
+    for i in range(2):
+        for j in range(64):
+            for k in range(64):
+                s.history[i][j][k] //= 8
+
+
+cdef void reset_search(Searcher* s, int root_n) noexcept nogil:
+    """A new search's counters, limits (none), killers (none) and root moves (none
+    left out, none scored)."""
+    cdef int i
+    s.stop = 0
+    s.nodes = 0
+    s.eg_hits = 0
+    s.seldepth = 0
+    s.node_limit = 0
+    s.deadline = 0
+    memset(s.killers, 0, sizeof(s.killers))
+    s.root_n = root_n
+    s.root_best = -1
+    for i in range(root_n):
+        s.root_skip[i] = 0
+        s.root_score[i] = 0
+
+
+cdef void share_search(Searcher* h, const Searcher* s) noexcept nogil:
+    """A helper thread's copy of the main search's setting (the variant, the weights,
+    the endgame tables, the draw rules, the game's keys), reset for a new search."""
+    h.g = s.g
+    h.ev = s.ev
+    h.eg = s.eg
+    h.eg_pieces = s.eg_pieces
+    h.king_draw_plies = s.king_draw_plies
+    memcpy(h.end_plies, s.end_plies, sizeof(s.end_plies))
+    h.tt_gen = s.tt_gen
+    h.base = s.base
+    memcpy(h.keys, s.keys, (s.base + 1) * sizeof(uint64_t))
+    reset_search(h, s.root_n)
+
+
 cdef class SearchCore:
     """The compiled search: transposition table, move-ordering tables and the
     search itself. :class:`damier.engine.Engine` drives it; one search at a time.
@@ -100,9 +142,9 @@ cdef class SearchCore:
         give the opponent no capture; 0 (or a shorter list) leaves a depth alone."""
         cdef int d, i
         values = [int(x) for x in moves_by_depth]
-        if len(values) > 7 or any(x < 0 for x in values):
-            raise ValueError("expected at most 7 move counts, none negative")
-        for d in range(8):
+        if len(values) > LMP_DEPTHS - 1 or any(x < 0 for x in values):
+            raise ValueError(f"expected at most {LMP_DEPTHS - 1} move counts, none negative")
+        for d in range(LMP_DEPTHS):
             self.s.lmp[d] = values[d - 1] if 1 <= d <= len(values) else 0
             for i in range(self.nhelpers):
                 self.helpers[i].lmp[d] = self.s.lmp[d]
@@ -243,14 +285,14 @@ cdef class SearchCore:
         ``set_eval_weights``)."""
         self.own_weights[weights.variant_index] = weights
 
-    def set_egdb(self, tables, int pieces=MAX_EG_PIECES):
+    def set_egdb(self, tables, int pieces=EG_MAX_PIECES):
         """Endgame tables for the searches to probe (an ``EgTables``; None: none), at
         positions of at most ``pieces`` pieces. They are probed in searches of their
         variant only."""
         if tables is not None and not isinstance(tables, EgTables):
             raise TypeError(f"expected EgTables or None, not {type(tables).__name__}")
-        if not 0 <= pieces <= MAX_EG_PIECES:
-            raise ValueError(f"pieces must be between 0 and {MAX_EG_PIECES}, got {pieces}")
+        if not 0 <= pieces <= EG_MAX_PIECES:
+            raise ValueError(f"pieces must be between 0 and {EG_MAX_PIECES}, got {pieces}")
         self._eg_tables = tables
         self._eg_pieces = pieces if tables is not None else 0
 
@@ -297,9 +339,8 @@ cdef class SearchCore:
         and (Russian) three-kings rules (0: off), and ``end_plies_done`` the
         plies already played in the root's endgame class."""
         cdef Searcher* s = self.s
-        cdef Searcher* h
-        cdef int i, j, k, n, overflow = 0
-        keys = list(history_keys)[-4000:]
+        cdef int i, n, overflow = 0
+        keys = list(history_keys)[-MAX_GAME_KEYS:]
         limits = list(end_limits)
         if len(limits) != 3:
             raise ValueError("end_limits must give three limits")
@@ -310,21 +351,7 @@ cdef class SearchCore:
             for i in range(self.nhelpers):
                 clear_heuristics(self.helpers[i])
             self._last_variant = s.g.variant
-        own = self.own_weights[s.g.variant]
-        self._active = own if own is not None else _loaded_weights[s.g.variant]
-        s.ev = (<EvalWeights>own).w if own is not None else EVALW[s.g.variant]
-        s.stop = 0
-        s.nodes = 0
-        s.eg_hits = 0
-        if self._eg_tables is not None and (<EgTables>self._eg_tables).variant_index == s.g.variant:
-            s.eg = &(<EgTables>self._eg_tables).reg
-            s.eg_pieces = self._eg_pieces
-        else:
-            s.eg = NULL
-            s.eg_pieces = 0
-        s.seldepth = 0
-        s.node_limit = 0
-        s.deadline = 0
+        _use_weights_and_tables(self)
         s.king_draw_plies = king_draw_plies
         for i in range(3):
             s.end_plies[i + 1] = max(0, int(limits[i]))
@@ -334,45 +361,16 @@ cdef class SearchCore:
         for i in range(len(keys)):
             s.keys[i] = <uint64_t>keys[i]
         s.keys[s.base] = hash_pos(s.g, &board._pos)
-        memset(s.killers, 0, sizeof(s.killers))
-        for i in range(2):
-            for j in range(64):
-                for k in range(64):
-                    s.history[i][j][k] //= 8
+        age_history(s)
         n = gen_moves(s.g, &board._pos, s.buf, 0, &overflow)
-        s.root_n = n
-        s.root_best = -1
-        for i in range(n):
-            s.root_skip[i] = 0
-            s.root_score[i] = 0
+        reset_search(s, n)
         s.nhelpers = 0
         self._root = board._pos
         self._rev = rev
         self._ecls = end_class(s, &board._pos) if s.end_plies[0] else END_NONE
         self._eply = end_plies_done if self._ecls else 0
         for i in range(self.nhelpers):
-            h = self.helpers[i]
-            h.g = s.g
-            h.ev = s.ev
-            h.stop = 0
-            h.nodes = 0
-            h.eg_hits = 0
-            h.eg = s.eg
-            h.eg_pieces = s.eg_pieces
-            h.seldepth = 0
-            h.node_limit = 0
-            h.deadline = 0
-            h.king_draw_plies = s.king_draw_plies
-            memcpy(h.end_plies, s.end_plies, sizeof(s.end_plies))
-            h.tt_gen = s.tt_gen
-            h.base = s.base
-            memcpy(h.keys, s.keys, (s.base + 1) * sizeof(uint64_t))
-            memset(h.killers, 0, sizeof(h.killers))
-            h.root_n = n
-            h.root_best = -1
-            for j in range(n):
-                h.root_skip[j] = 0
-                h.root_score[j] = 0
+            share_search(self.helpers[i], s)
         return n
 
     def root_moves(self):
@@ -456,6 +454,20 @@ cdef class SearchCore:
         return self._ecls
 
 
+cdef void _use_weights_and_tables(SearchCore core):
+    """The evaluation weights and the endgame tables of the main search's variant."""
+    cdef Searcher* s = core.s
+    own = core.own_weights[s.g.variant]
+    core._active = own if own is not None else _loaded_weights[s.g.variant]
+    s.ev = (<EvalWeights>own).w if own is not None else EVALW[s.g.variant]
+    if core._eg_tables is not None and (<EgTables>core._eg_tables).variant_index == s.g.variant:
+        s.eg = &(<EgTables>core._eg_tables).reg
+        s.eg_pieces = core._eg_pieces
+    else:
+        s.eg = NULL
+        s.eg_pieces = 0
+
+
 cdef dict _selectivity_dict(const Selectivity* sel):
     return {"single_reply": sel.single_reply != 0, "probcut": sel.probcut != 0,
             "probcut_margin": sel.probcut_margin, "probcut_depth": sel.probcut_depth,
@@ -489,6 +501,7 @@ def evaluate_position(CoreBoard board) -> int:
 
 MATE_SCORE = MATE
 MATE_THRESHOLD = MATE_BOUND
+MAX_THREADS = MAX_HELPERS + 1
 
 
 # A module function rather than a SearchCore method: as a method, it moved the

@@ -2,7 +2,8 @@
 # (driven from Python, see SearchCore.run_helper in _searchcore.pxi) search the
 # same root and share what they find through the transposition table.
 
-DEF MAX_HELPERS = 63       # helper threads of the lazy SMP search
+cdef enum:
+    MAX_HELPERS = 63         # helper threads of the lazy SMP search (MAX_THREADS: one more)
 
 
 cdef void helper_iterate(Searcher* h, const Pos* root, uint64_t key, int rev, int ecls, int eply,

@@ -37,9 +37,12 @@ ctypedef struct TTEntry:
     uint64_t lock            # key ^ data
     uint64_t data            # score:16 | depth:8 | flag:8 | move:8 | gen:8
 
-DEF TT_UPPER = 1
-DEF TT_LOWER = 2
-DEF TT_EXACT = 3
+# Bounds (the flag of an entry; 0: an empty entry), and the move of an entry that has none.
+cdef enum:
+    TT_UPPER = 1
+    TT_LOWER = 2
+    TT_EXACT = 3
+    TT_NO_MOVE = 255         # also the move of a node whose best move's index is 255 or more
 
 
 cdef inline uint64_t tt_pack(int score, int depth, int flag, int move, int gen) noexcept nogil:

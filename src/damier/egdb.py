@@ -120,9 +120,11 @@ _DIGEST_AT = 96                 # the checksum: the header's last 32 bytes
 _PAD = slice(82, 96)            # the header's zero bytes
 BLOCK_VALUES = 16384
 _MAX_BLOCK_VALUES = 1 << 24
-UNUSED = 0xFFFF
-MAX_PIECES = 7
-"""The most pieces a database may have (the index allows 7 of a kind)."""
+UNUSED: int = _core.EGDB_UNUSED
+"""The value of a slot that holds no position (the compiled core's)."""
+MAX_PIECES: int = _core.MAX_EG_PIECES
+"""The most pieces a database may have (the compiled core's limit; the index allows 7
+of a kind)."""
 DEFAULT_ENGINE_PIECES = 5
 """The engine probes the tables of at most this many pieces that its directory holds,
 unless told otherwise (``egdb_pieces``, ``--egdb-pieces``, the Hub's ``bb-size``). In

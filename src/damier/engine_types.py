@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Any, TypedDict, overload
 
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
+from damier._core import MAX_THREADS as _CORE_MAX_THREADS
 from damier.board import Board
 from damier.piece import Color
 from damier.score import PovScore, Score
@@ -37,8 +38,9 @@ MAX_NODES = 2 ** 63 - 1
 """The largest ``nodes`` limit (the core counts nodes in 64 bits)."""
 MAX_MOVES_TO_GO = 10 ** 6
 """The largest ``moves_to_go`` of a :class:`Clock`."""
-MAX_THREADS = 64
-"""The most search threads (:class:`Engine`'s ``threads``)."""
+MAX_THREADS: int = _CORE_MAX_THREADS
+"""The most search threads (:class:`Engine`'s ``threads``): the compiled search's limit
+(``damier._core.MAX_THREADS``)."""
 MAX_HASH_MB = 65536
 """The largest transposition table, in MiB (:class:`Engine`'s ``hash_mb``): 64 GiB.
 A table is also refused when it is larger than the machine's memory, where that is

@@ -1,0 +1,121 @@
+# Included by _core.pyx (after _draws.pxi): move ordering. The moves of a node are
+# scored once (the TT move first, then captures, killers and the quiet moves by
+# their history) and picked best first; the killers and the history learn from
+# the moves that cut off.
+
+# Order scores. Quiet moves that are no killers score their history, far below
+# the killers'.
+cdef enum:
+    ORDER_ROOT_BEST = 2000000000   # the root's best move so far (the last iteration's)
+    ORDER_TT_MOVE = 1000000000     # the transposition table's move
+    ORDER_CAPTURE = 100000000      # a capture, plus the pieces it takes
+    ORDER_KILLER_1 = 90000000      # the node's newest killer
+    ORDER_KILLER_2 = 80000000      # its older killer
+    ORDER_SKIPPED = -2000000000    # a root move left out (multi-PV): never searched
+    ORDER_DONE = -2000000001       # a move already picked
+
+# History: a cutoff's bonus is depth^2 up to HIST_BONUS_DEPTH; with gravity
+# (Selectivity.history >= 1) the scores stay within +-HIST_MAX.
+cdef enum:
+    HIST_MAX = 16384
+    HIST_BONUS_DEPTH = 32
+    HIST_LMR_MARGIN = HIST_MAX // 8   # history 2: a history beyond +-this changes the reduction
+
+
+cdef inline uint16_t move_code(const CMove* m) noexcept nogil:
+    return <uint16_t>((ctz(m.frm) << 6) | ctz(m.to))
+
+
+cdef inline int32_t* history_of(Searcher* s, int turn, const CMove* m) noexcept nogil:
+    return &s.history[turn][ctz(m.frm)][ctz(m.to)]
+
+
+cdef inline void order_moves(Searcher* s, const Pos* p, const CMove* moves, int* order, int n,
+                             int ply, int tt_move) noexcept nogil:
+    """Order scores of the moves of a node below the root."""
+    cdef int i
+    cdef uint16_t code
+    cdef const CMove* m
+    for i in range(n):
+        m = &moves[i]
+        if i == tt_move:
+            order[i] = ORDER_TT_MOVE
+        elif m.ncap:
+            order[i] = ORDER_CAPTURE + m.ncap
+        else:
+            code = move_code(m)
+            if code == s.killers[ply][0]:
+                order[i] = ORDER_KILLER_1
+            elif code == s.killers[ply][1]:
+                order[i] = ORDER_KILLER_2
+            else:
+                order[i] = history_of(s, p.turn, m)[0]
+
+
+cdef inline void order_root_moves(const Searcher* s, int* order, int n) noexcept nogil:
+    """Order scores of the root moves: the best move so far first, then the others by
+    their scores of the last iteration; the moves left out last, never searched."""
+    cdef int i
+    for i in range(n):
+        if s.root_skip[i]:
+            order[i] = ORDER_SKIPPED
+        elif i == s.root_best:
+            order[i] = ORDER_ROOT_BEST
+        else:
+            order[i] = s.root_score[i]
+
+
+cdef inline int pick_move(int* order, int n) noexcept nogil:
+    """The index of the best move not yet picked, marked picked; -1 when none is
+    left to search."""
+    cdef int i, bi = -1
+    for i in range(n):
+        if order[i] != ORDER_DONE and (bi < 0 or order[i] > order[bi]):
+            bi = i
+    if bi < 0 or order[bi] == ORDER_SKIPPED:
+        return -1
+    order[bi] = ORDER_DONE
+    return bi
+
+
+cdef inline void history_update(int32_t* h, int bonus) noexcept nogil:
+    """A history score moved by ``bonus`` with gravity: it stays within +-HIST_MAX."""
+    h[0] += bonus - h[0] * (bonus if bonus >= 0 else -bonus) // HIST_MAX
+
+
+cdef void history_cutoff(Searcher* s, int turn, const CMove* m, int depth, int ply,
+                         int nq) noexcept nogil:
+    """History with gravity: a bonus for the quiet move that cut off, a malus for
+    the other quiet moves tried at this node (the first ``nq`` of s.quiets[ply])."""
+    cdef int bonus = (HIST_BONUS_DEPTH * HIST_BONUS_DEPTH if depth >= HIST_BONUS_DEPTH
+                      else depth * depth)
+    cdef int i, code, cut = move_code(m)
+    history_update(&s.history[turn][cut >> 6][cut & 63], bonus)
+    for i in range(nq):
+        code = s.quiets[ply][i]
+        if code != cut:
+            history_update(&s.history[turn][code >> 6][code & 63], -bonus)
+
+
+cdef inline void quiet_cutoff(Searcher* s, int turn, const CMove* m, int depth, int ply,
+                              int nq) noexcept nogil:
+    """What a quiet move that cut off teaches: it becomes the ply's first killer,
+    and its history rises (the history of the quiet moves tried before it falls,
+    with gravity)."""
+    cdef uint16_t code = move_code(m)
+    if s.killers[ply][0] != code:
+        s.killers[ply][1] = s.killers[ply][0]
+        s.killers[ply][0] = code
+    if s.sel.history:
+        history_cutoff(s, turn, m, depth, ply, nq)
+    else:
+        history_of(s, turn, m)[0] += depth * depth
+
+
+cdef inline int remember_quiet(Searcher* s, const CMove* m, int ply, int nq) noexcept nogil:
+    """Adds a quiet move searched at ``ply`` to those the history malus lowers;
+    returns their number."""
+    if s.sel.history and not m.ncap and nq < MAXQUIETS:
+        s.quiets[ply][nq] = move_code(m)
+        nq += 1
+    return nq

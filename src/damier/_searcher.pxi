@@ -1,0 +1,142 @@
+# Included by _core.pyx (first of the search files, after _egdb.pxi): the state of
+# one search thread (Searcher), the selectivity switches it reads (Selectivity), the
+# search's scores and limits, and its node and time limits. No Python objects.
+
+from libc.math cimport log
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+# Scores, in centi-men from the side to move's point of view. A position whose side
+# to move has won scores MATE; a win in n plies MATE - n, a loss the negation.
+cdef enum:
+    DRAW_SCORE = 0
+    ABORT_SCORE = 0          # what a stopped search returns (its callers ignore it)
+    INF = 32000              # beyond every score: the widest window
+    MATE = 31000
+    MATE_BOUND = 30000       # |score| above this is a forced win/loss
+
+# Limits of a search thread.
+cdef enum:
+    MAXPLY = 96              # plies from the root (the buffers' depth)
+    EXTEND_PLIES = MAXPLY // 2   # extensions only this close to the root
+    MAX_GAME_KEYS = 4000     # positions before the root kept for the repetition test
+    LIMIT_CHECK_NODES = 1024  # the node and time limits are checked every this many nodes
+    LMR_TABLE = 64           # the lmr table's depths and move numbers (larger ones: the last)
+    LMP_DEPTHS = 8           # late-move pruning counts of depths 1 to LMP_DEPTHS - 1
+    MAXQUIETS = 64           # quiet moves remembered per node for the history malus
+    NO_THREAT = 1000         # qsearch ply given to the replies of a threat search: no second one
+
+cdef double DEFAULT_LMR_DIVISOR = 1.5   # see Selectivity.lmr_divisor
+
+# Classes of material for the endgame move-count rules (see end_class).
+cdef enum:
+    END_NONE = 0
+    END_FIVE = 1             # a lone king against one or two pieces with a king
+    END_SIXTEEN = 2          # a lone king against three pieces with a king
+    END_THREE_KINGS = 3      # Russian: a lone king against three or more kings
+
+
+# The selectivity switches and their parameters (SearchCore.set_selectivity),
+# copied to every helper thread. The defaults turn on ProbCut, the singular
+# extension, the threat-aware quiescence (1 ply) and the bounded history,
+# accepted together by an SPRT match at 0.1 s a move against the search without
+# them; with those four off, the search is the one before the switches.
+ctypedef struct Selectivity:
+    int single_reply         # extend a position with one legal move by a ply
+    int probcut              # ProbCut at non-PV nodes: a reduced null-window search at beta + margin
+    int probcut_margin       # centi-men above beta
+    int probcut_depth        # least depth of a ProbCut node
+    int probcut_reduction    # plies fewer for ProbCut's reduced search
+    int singular             # singular extension of the TT move at PV nodes
+    int singular_depth       # least depth of a singular test
+    int singular_margin      # centi-men below the TT score of the other moves' null window
+    int threat_plies         # threat-aware qsearch at quiet leaves up to this qsearch ply (0: off)
+    int history              # 0: bonus depth^2 at a cutoff; 1: bounded (gravity) with a malus
+                             # for the quiet moves tried before; 2: 1, and history in LMR
+    int lmr_depth            # least depth of a late-move reduction
+    int lmr_move             # moves searched before the first reduced one
+    double lmr_divisor       # reductions log(depth) * log(move number) / lmr_divisor (the lmr table)
+
+
+cdef void default_selectivity(Selectivity* sel) noexcept nogil:
+    sel.single_reply = 1
+    sel.probcut = 1
+    sel.probcut_margin = 100
+    sel.probcut_depth = 5
+    sel.probcut_reduction = 3
+    sel.singular = 1
+    sel.singular_depth = 6
+    sel.singular_margin = 30
+    sel.threat_plies = 1
+    sel.history = 1
+    sel.lmr_depth = 3
+    sel.lmr_move = 2
+    sel.lmr_divisor = DEFAULT_LMR_DIVISOR
+
+
+ctypedef struct Searcher:
+    const Geo* g
+    const EvalW* ev          # the evaluation weights of this search
+    TTEntry* tt              # shared by every thread of a search
+    uint64_t tt_mask
+    uint8_t tt_gen
+    uint64_t nodes
+    uint64_t node_limit      # 0: none (counts the helpers' nodes too)
+    double deadline          # monotonic seconds; 0: none
+    int stop                 # set from another thread to stop
+    int seldepth
+    int king_draw_plies      # reversible plies that draw (2 * king-move limit); 0: off
+    int end_plies[4]         # plies that draw in each endgame class; 0: rule off
+    int base                 # index in keys of the root position
+    uint64_t keys[MAX_GAME_KEYS + MAXPLY + 1]   # the game's and the search path's positions
+    CMove* buf               # MAXPLY * MAXMOVES moves
+    int* order               # MAXPLY * MAXMOVES move-order scores
+    uint16_t killers[MAXPLY][2]
+    int32_t history[2][64][64]
+    CMove pv[MAXPLY][MAXPLY]
+    int pvlen[MAXPLY]
+    int root_n
+    int root_skip[MAXMOVES]  # root moves left out (multi-PV)
+    int root_score[MAXMOVES]
+    int root_best
+    int lmr[LMR_TABLE][LMR_TABLE]   # late-move reductions by depth and move number
+    int lmp[LMP_DEPTHS]      # late-move pruning: quiet moves tried at each depth (0: off)
+    Selectivity sel          # selectivity switches (the same in every thread)
+    int pc_skip              # the ply whose next node is ProbCut's own reduced search (-1: none)
+    uint16_t quiets[MAXPLY][MAXQUIETS]   # quiet moves tried at each ply (history malus)
+    void** helpers           # the main thread's view of its helpers (Searcher*)
+    int nhelpers
+    const EgReg* eg          # endgame tables probed by the search (NULL: none)
+    int eg_pieces            # positions of at most this many pieces are probed (0: none)
+    uint64_t eg_hits         # probes whose value the search used
+
+
+cdef void fill_lmr(int (*table)[LMR_TABLE], double divisor) noexcept nogil:
+    cdef int d, k
+    for d in range(LMR_TABLE):
+        for k in range(LMR_TABLE):
+            if d < 1 or k < 1:
+                table[d][k] = 0
+            else:
+                table[d][k] = <int>(0.4 + log(d) * log(k) / divisor)
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline void check_limits(Searcher* s) noexcept nogil:
+    """Sets ``s.stop`` when the node limit (every thread's nodes) or the deadline
+    is reached; looks every LIMIT_CHECK_NODES nodes."""
+    cdef uint64_t total
+    cdef int i
+    if (s.nodes & (LIMIT_CHECK_NODES - 1)) == 0:
+        if s.node_limit:
+            total = s.nodes
+            for i in range(s.nhelpers):
+                total += (<Searcher*>s.helpers[i]).nodes
+            if total >= s.node_limit:
+                s.stop = 1
+        if s.deadline > 0 and now_seconds() >= s.deadline:
+            s.stop = 1
