@@ -53,7 +53,7 @@ def test_serve_uses_the_book_unless_no_book(monkeypatch, tmp_path: Path) -> None
     import uvicorn
 
     import damier.web.app
-    from damier.web.server import add_serve_parser, serve_command
+    from damier.cli.serve import add_serve_parser, serve_command
 
     made: list[bool] = []
     real = damier.web.app.create_app
@@ -63,7 +63,8 @@ def test_serve_uses_the_book_unless_no_book(monkeypatch, tmp_path: Path) -> None
         return real(*args, **kwargs)
 
     monkeypatch.setattr(damier.web.app, "create_app", create_app)
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: None)
+    served: list[dict[str, object]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: served.append(kwargs))
     parser = argparse.ArgumentParser()
     add_serve_parser(parser.add_subparsers(dest="command"))
     db = str(tmp_path / "g.sqlite3")
@@ -71,6 +72,9 @@ def test_serve_uses_the_book_unless_no_book(monkeypatch, tmp_path: Path) -> None
         args = parser.parse_args(["serve", "--db", db, *extra])
         assert serve_command(args, io.StringIO(), io.StringIO()) == 0
     assert made == [True, False]
+    # uvicorn runs the app with the guarded settings (damier.web.server.uvicorn_settings).
+    assert [(k["host"], k["port"], k["log_level"], k["limit_concurrency"]) for k in served] \
+        == [("127.0.0.1", 8000, "warning", 1000)] * 2
 
 
 def test_the_command_fronts_run_as_modules_of_cli():

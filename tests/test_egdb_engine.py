@@ -406,8 +406,8 @@ def test_egdb_pieces_option_of_play_serve_and_hub(tables: Path, tmp_path: Path) 
 
     from damier.cli import build_parser
     from damier.hub import parse_line
-    from damier.hub_server import hub_command
-    from damier.play import play_command
+    from damier.cli.hub import hub_command
+    from damier.cli.play import play_command
 
     three = "W:WK28,K33:BK5"           # 3 pieces: in the tables
 

@@ -629,7 +629,7 @@ def run_cli(argv: list[str], lines: list[str]) -> tuple[int, str, str]:
         except StopIteration:
             raise EOFError from None
 
-    from damier.play import play_command
+    from damier.cli.play import play_command
     from damier.cli import build_parser
     args = build_parser().parse_args(argv)
     code = play_command(args, out, err, read_line=read_line)

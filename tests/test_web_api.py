@@ -959,7 +959,7 @@ def test_serve_command_line():
             == ("serve", "127.0.0.1", 9999, "x.sqlite3"))
     import io
 
-    from damier.web.server import serve_command
+    from damier.cli.serve import serve_command
     err = io.StringIO()
     args = build_parser().parse_args(["serve", "--port", "70000", "--db", ":memory:"])
     assert serve_command(args, io.StringIO(), err) == 2 and "--port" in err.getvalue()

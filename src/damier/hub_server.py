@@ -1,7 +1,8 @@
 """damier's engine as a Hub engine (the protocol of Scan 3.1 and the Hub GUI).
 
-``damier hub`` runs :func:`run_hub` on standard input and output. What it speaks
-(see :mod:`damier.hub` for the syntax, positions and moves):
+``damier hub`` (its command line: :mod:`damier.cli.hub`) runs :func:`run_hub` on
+standard input and output. What it speaks (see :mod:`damier.hub` for the syntax,
+positions and moves):
 
 * ``hub`` -> ``id name=damier version=... author=...``, a ``param`` line per
   parameter (``variant``, ``hash`` in MiB, ``level`` 1-10, ``threads``, ``book``:
@@ -73,7 +74,6 @@ from typing import IO, Any
 import damier
 from damier._core import MATE_SCORE, MATE_THRESHOLD, Move
 from damier.board import Board
-from damier.cli.options import add_engine_egdb_arguments, egdb_setting
 from damier.egdb import DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting
 from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, AnalysisResult, Clock,
                            Engine, InfoDict, Limit, PlayResult)
@@ -83,8 +83,8 @@ from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board, m
 from damier.moves import parse_move
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant, variant_for_hub_name
 
-__all__ = ["run_hub", "HubServer", "hub_score", "add_hub_parser", "hub_command", "ENGINE_NAME",
-           "HASH_RANGE", "DEFAULT_MOVETIME", "MAX_SECONDS"]
+__all__ = ["run_hub", "HubServer", "hub_score", "ENGINE_NAME", "HASH_RANGE", "DEFAULT_MOVETIME",
+           "MAX_SECONDS"]
 
 ENGINE_NAME = "damier"
 ENGINE_AUTHOR = "damier developers"
@@ -659,36 +659,3 @@ def run_hub(stdin: IO[str], stdout: IO[str], *, engine_factory: Callable[..., En
     with them ``bb-size`` starts at ``egdb_pieces`` (``--egdb-pieces``), without at 0."""
     return HubServer(stdin, stdout, engine_factory=engine_factory, variant=variant,
                      book=book, egdb=egdb, egdb_pieces=egdb_pieces).run()
-
-
-def add_hub_parser(sub: Any) -> None:
-    """Adds the ``hub`` subcommand to the ``damier`` command's subparsers."""
-    hub = sub.add_parser(
-        "hub", help="run the engine with the Hub protocol on stdin/stdout (for Hub GUIs)",
-        description="Speak the Hub protocol (version 2, as used by Scan 3.1 and the Hub GUI) "
-        "on standard input and output.")
-    hub.add_argument("--variant", default=DEFAULT_VARIANT,
-                     help=f"variant: {', '.join(VARIANTS)} (default: {DEFAULT_VARIANT}; the "
-                     "GUI may change it with set-param name=variant)")
-    hub.add_argument("--no-book", action="store_true",
-                     help="do not play the opening from the shipped book (the GUI may change "
-                     "it with set-param name=book)")
-    add_engine_egdb_arguments(hub)
-
-
-def hub_command(args: Any, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
-    """``damier hub [--variant V]``: the entry point used by :mod:`damier.cli`."""
-    try:
-        variant = get_variant(getattr(args, "variant", None) or DEFAULT_VARIANT)
-    except ValueError as exc:
-        err.write(f"damier hub: {exc}\n")
-        return 2
-    reconfigure = getattr(stdin, "reconfigure", None)
-    if reconfigure is not None:
-        try:
-            reconfigure(errors="replace")  # stray bytes must not crash the engine
-        except (ValueError, OSError):
-            pass
-    return run_hub(stdin, out, variant=variant, book=not getattr(args, "no_book", False),
-                   egdb=egdb_setting(args),
-                   egdb_pieces=getattr(args, "egdb_pieces", DEFAULT_ENGINE_PIECES))

@@ -7,7 +7,8 @@ move, resignation, draws, clocks, the end in words) is a :class:`damier.game.Gam
 the same as the web app's. :func:`run_terminal` is the thin loop on
 top: it draws the items with `rich`, reads lines, and runs the engine's
 searches in a worker thread with a spinner (the compiled search releases the
-GIL), where Ctrl-C stops the search cleanly.
+GIL), where Ctrl-C stops the search cleanly. The command line (its arguments and
+their checks) is :mod:`damier.cli.play`.
 
 >>> session = PlaySession(white="human", black="human")
 >>> print(session.send("32"))
@@ -30,7 +31,6 @@ are listed by ``help`` (:data:`COMMANDS`).
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import difflib
 import re
@@ -40,10 +40,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, Union
+from typing import Any, Union
 
 from damier.board import Board
-from damier.cli.options import add_engine_egdb_arguments, egdb_setting
 from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
 from damier.engine import LEVELS, Engine, SearchInfo, SearchResult, format_score
 from damier.errors import MoveError, PdnError
@@ -52,7 +51,7 @@ from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KIND
 from damier.moves import capture_rule, explain_illegal, move_listing, read_move
 from damier.piece import BLACK, WHITE, Color, Piece
 from damier.rules import Rules
-from damier.variants import VARIANTS, Variant, get_variant
+from damier.variants import Variant, get_variant
 
 __all__ = [
     "PlaySession",
@@ -70,8 +69,6 @@ __all__ = [
     "render_item",
     "run_terminal",
     "TerminalThinker",
-    "add_play_parser",
-    "play_command",
 ]
 
 
@@ -1183,85 +1180,3 @@ def run_terminal(session: PlaySession, console: Any, *, pieces: str = "disc",
             else:
                 console.print("(interrupted)", style="dim")
     return 0
-
-
-# -- the command line --------------------------------------------------------------------------
-
-
-def add_play_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Adds the ``play`` subcommand to ``damier``'s subparsers."""
-    p = subparsers.add_parser(
-        "play", help="play draughts in the terminal (against the engine, or two people)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Play draughts in the terminal: you against damier's engine (default: you "
-        "have White), two people, or the engine against itself. Type moves like 32-28 or "
-        "19x28 (a square alone is enough when only one move starts there) and `help` for the "
-        "commands.",
-        epilog="examples:\n  damier play\n  damier play --black human --white engine --level 3\n"
-        "  damier play --variant russian --clock 5+3\n"
-        "  damier play --white engine --black engine --movetime 0.2")
-    p.add_argument("--variant", default="international",
-                   help=f"variant: {', '.join(VARIANTS)} (default: international)")
-    p.add_argument("--white", choices=PLAYER_KINDS, default=None,
-                   help="who plays White (default: human)")
-    p.add_argument("--black", choices=PLAYER_KINDS, default=None,
-                   help="who plays Black (default: engine, or human when --white engine)")
-    p.add_argument("--level", type=int, default=DEFAULT_LEVEL,
-                   help=f"engine level 1 (a beginner can win) to 10 (default {DEFAULT_LEVEL})")
-    p.add_argument("--clock", metavar="TIME[+SEC]",
-                   help="game clocks: TIME minutes (or M:SS, or with a unit: 90s) each, SEC "
-                   "seconds added per move, e.g. 5+3; a flag fall loses")
-    p.add_argument("--movetime", type=float, default=None, metavar="SEC",
-                   help="engine seconds per move without a clock, and for hints (default: "
-                   f"by level, {LEVELS[1].movetime:g}-{LEVELS[10].movetime:g} s, and "
-                   f"{DEFAULT_MOVETIME:g} s for hints)")
-    p.add_argument("--depth", type=int, help="cap the engine's search depth (plies)")
-    p.add_argument("--fen", help="start from this position")
-    p.add_argument("--load", metavar="FILE", help="start from the end of this PDN game")
-    p.add_argument("--numbers", action="store_true", help="show the square numbers")
-    p.add_argument("--flip", action="store_true", help="show the board from Black's side")
-    p.add_argument("--pieces", choices=sorted(PIECE_SETS), default="disc",
-                   help="piece symbols: disc (●/◉), draughts (⛀⛁⛂⛃) or ascii (w W b B)")
-    p.add_argument("--seed", type=int, help="seed of the engine's choices below level 10")
-    p.add_argument("--no-book", action="store_true",
-                   help="the engine does not play the opening from its book")
-    add_engine_egdb_arguments(p)
-    p.add_argument("--no-color", action="store_true", help="no colours")
-    parser: argparse.ArgumentParser = p
-    return parser
-
-
-def play_command(args: argparse.Namespace, out: TextIO, err: TextIO,
-                 read_line: Callable[[str], str] | None = None) -> int:
-    """``damier play``."""
-    from rich.console import Console
-
-    white = args.white or HUMAN
-    black = args.black or (HUMAN if args.white == ENGINE else ENGINE)
-    try:
-        variant = get_variant(args.variant)
-        clock = parse_play_clock(args.clock) if args.clock else None
-        if not 1 <= args.level <= 10:
-            raise ValueError(f"--level must be between 1 and 10, got {args.level}")
-        if args.movetime is not None and not args.movetime > 0:
-            raise ValueError("--movetime must be positive")
-        if args.depth is not None and args.depth < 1:
-            raise ValueError("--depth must be at least 1")
-        session = PlaySession(variant=variant, white=white, black=black, level=args.level,
-                              clock=clock, movetime=args.movetime, depth=args.depth,
-                              fen=args.fen, numbers=args.numbers,
-                              flipped=True if args.flip else None, seed=args.seed,
-                              book=not getattr(args, "no_book", False),
-                              egdb=egdb_setting(args),
-                              egdb_pieces=getattr(args, "egdb_pieces", DEFAULT_ENGINE_PIECES))
-    except ValueError as exc:
-        err.write(f"damier play: {exc}\n")
-        return 2
-    if args.load:
-        try:
-            session.load_game(args.load)
-        except ValueError as exc:
-            err.write(f"damier play: {exc}\n")
-            return 2
-    console = Console(file=out, no_color=args.no_color or None, highlight=False)
-    return run_terminal(session, console, pieces=args.pieces, read_line=read_line)

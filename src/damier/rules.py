@@ -36,9 +36,23 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from damier.variants import Variant
 
 __all__ = ["Rules"]
+
+_variant_lookup: "Callable[[Variant | str], Variant] | None" = None
+"""How :meth:`Rules.for_variant` finds a variant: the registry
+(:func:`damier.variants.get_variant`) sets it when it is loaded
+(:func:`use_variant_lookup`), since it imports this module (this module never imports
+it back)."""
+
+
+def use_variant_lookup(lookup: "Callable[[Variant | str], Variant]") -> None:
+    """Sets the variant lookup of :meth:`Rules.for_variant` (the registry calls this)."""
+    global _variant_lookup
+    _variant_lookup = lookup
 
 BalanceLimits = tuple[tuple[int, int], ...]
 
@@ -246,9 +260,9 @@ class Rules:
         ValueError: unknown variant 'frisian' (choose from: international, english, russian,
         brazilian)
         """
-        from damier.variants import get_variant  # the registry imports this module
-
-        return get_variant(variant).draw_rules
+        if _variant_lookup is None:  # pragma: no cover - importing damier loads the registry
+            raise RuntimeError("the variant registry (damier.variants) is not loaded")
+        return _variant_lookup(variant).draw_rules
 
     def summary(self) -> list[str]:
         """The rules that are switched on, in words (for help texts and logs).

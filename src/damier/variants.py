@@ -61,7 +61,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from damier import _core
-from damier.rules import Rules
+from damier.rules import Rules, use_variant_lookup
 
 __all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANT", "get_variant", "variant_for_game_type",
            "variant_for_hub_name"]
@@ -344,6 +344,9 @@ def get_variant(name: str | Variant) -> Variant:
     if variant is None:
         raise ValueError(f"unknown variant {name!r} (choose from: {', '.join(VARIANTS)})")
     return variant
+
+
+use_variant_lookup(get_variant)   # Rules.for_variant finds the variants here
 
 
 def variant_for_game_type(game_type: int) -> Variant:

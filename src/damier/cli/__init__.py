@@ -4,12 +4,15 @@
 the leaves of the legal-move tree, printing a line per depth (to stderr with
 ``--json``, whose report goes to stdout).
 
-The fronts of the library's commands (their arguments and what they print) are the
+The fronts of the commands (their arguments, their checks and what they print) are the
 package's modules: ``match.py``, ``egdb.py``, ``book.py``, ``puzzles.py``,
-``openings.py``, ``render.py``; ``options.py`` holds the engine options that ``damier
-play``, ``serve`` and ``hub`` share (``--egdb``, ``--no-egdb``, ``--egdb-pieces``). The
-library modules hold no command line (``tests/test_layers.py``); the applications
-(``play``, ``serve``, ``hub``, ``train``) keep theirs.
+``openings.py``, ``render.py`` for the library's, and ``play.py`` (the terminal game of
+:mod:`damier.play`), ``serve.py`` (the web app, :mod:`damier.web`) and ``hub.py``
+(:mod:`damier.hub_server`) for the applications'; ``options.py`` holds the engine
+options that ``damier play``, ``serve`` and ``hub`` share (``--egdb``, ``--no-egdb``,
+``--egdb-pieces``). No module outside this package imports it (but ``damier.__main__``,
+which runs :func:`main`), and the library holds no command line
+(``tests/test_layers.py``); ``damier train`` keeps its front in :mod:`damier.train`.
 """
 
 from __future__ import annotations
@@ -54,11 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from damier.cli.match import add_match_parser
     add_match_parser(sub)
-    from damier.hub_server import add_hub_parser
+    from damier.cli.hub import add_hub_parser
     add_hub_parser(sub)
-    from damier.web.server import add_serve_parser
+    from damier.cli.serve import add_serve_parser
     add_serve_parser(sub)
-    from damier.play import add_play_parser
+    from damier.cli.play import add_play_parser
     add_play_parser(sub)
     from damier.cli.render import add_render_parser
     add_render_parser(sub)
@@ -139,13 +142,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             from damier.cli.match import match_command
             return match_command(args, out, err)
         if args.command == "hub":
-            from damier.hub_server import hub_command
+            from damier.cli.hub import hub_command
             return hub_command(args, sys.stdin, out, err)
         if args.command == "serve":
-            from damier.web.server import serve_command
+            from damier.cli.serve import serve_command
             return serve_command(args, out, err)
         if args.command == "play":
-            from damier.play import play_command
+            from damier.cli.play import play_command
             return play_command(args, out, err)
         if args.command == "render":
             from damier.cli.render import render_command

@@ -1,7 +1,7 @@
 """``damier serve``: play and analyse draughts in a web browser.
 
 :func:`damier.web.app.create_app` makes the Starlette app; ``damier serve`` runs it with
-uvicorn (:mod:`damier.web.server`).
+uvicorn (:mod:`damier.web.server`; its command line is :mod:`damier.cli.serve`).
 
 - :mod:`damier.web.storage`: the SQLite store of games (WAL, written on every move)
 - :mod:`damier.web.session`: the game logic (moves, undo/redo, results, PDN), no web framework
