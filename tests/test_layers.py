@@ -173,11 +173,11 @@ def test_only_the_entry_point_imports_the_command_line():
         assert "cli" not in imported_modules(path), f"damier/{name} imports damier.cli"
 
 
-def test_the_fronts_of_play_serve_and_hub_are_in_the_command_line():
-    for name in ("play", "web", "hub_server"):
+def test_the_fronts_of_play_serve_hub_and_train_are_in_the_command_line():
+    for name in ("play", "web", "hub_server", "train"):
         for path in module_files(name):
             assert "argparse" not in imported_top_level(path), f"damier/{path.name}: argparse"
-    for name in ("play", "serve", "hub"):
+    for name in ("play", "serve", "hub", "train"):
         assert (PACKAGE / "cli" / f"{name}.py").is_file(), f"no damier/cli/{name}.py"
 
 

@@ -19,8 +19,9 @@ import damier
 from damier._core import eval_layout, square_sets
 from damier.engine import Engine, Limit
 from damier.evalfile import Weights
+from damier.cli.train import main
 from damier.train import (Dataset, FitSettings, SelfplaySettings, TrainError, fit, load_dataset,
-                          main, play_chunk, predict, selfplay, trace_arrays)
+                          play_chunk, predict, selfplay, trace_arrays)
 
 np = pytest.importorskip("numpy")
 

@@ -12,7 +12,7 @@ package's modules: ``match.py``, ``egdb.py``, ``book.py``, ``puzzles.py``,
 options that ``damier play``, ``serve`` and ``hub`` share (``--egdb``, ``--no-egdb``,
 ``--egdb-pieces``). No module outside this package imports it (but ``damier.__main__``,
 which runs :func:`main`), and the library holds no command line
-(``tests/test_layers.py``); ``damier train`` keeps its front in :mod:`damier.train`.
+(``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_puzzles_parser(sub)
     from damier.cli.book import add_book_parser
     add_book_parser(sub)
-    from damier.train import add_train_parser
+    from damier.cli.train import add_train_parser
     add_train_parser(sub)
     from damier.cli.egdb import add_egdb_parser
     add_egdb_parser(sub)
@@ -154,7 +154,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
             from damier.cli.render import render_command
             return render_command(args, out, err)
         if args.command == "train":
-            from damier.train import run as train_run
+            from damier.cli.train import run as train_run
             return train_run(args, out, err)
         if args.command == "openings":
             from damier.cli.openings import openings_command

@@ -1,0 +1,217 @@
+"""``damier train``: the command line of :mod:`damier.train` (self-play, rescoring, the
+fit and the gate), its arguments, its printing and the manifest of a fit.
+
+    damier train selfplay runs/r1 --games 1000 --nodes 4000
+    damier train fit runs/r1 --out fit.bin
+    damier train gate fit.bin --movetime 0.1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from damier import train as _train
+from damier.evalfile import Weights, WeightsFileError, shipped_weights
+from damier.train import (FitSettings, RescoreSettings, SelfplaySettings, TrainError, fit, gate,
+                          load_dataset, rescore, selfplay)
+from damier.variants import DEFAULT_VARIANT, get_variant
+
+__all__ = ["add_train_parser", "build_parser", "main", "run"]
+
+_TITLE = (_train.__doc__ or "damier train").split("\n\n")[0]
+
+
+def add_train_parser(sub: Any) -> None:
+    """Adds ``damier train`` to the ``damier`` command line's subparsers."""
+    p = sub.add_parser("train", help="train the evaluation: self-play, fit, gate",
+                       description=_TITLE)
+    build_parser(p)
+
+
+def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    p = p or argparse.ArgumentParser(prog="damier train", description=_TITLE)
+    sub = p.add_subparsers(dest="train_command", metavar="STEP", required=True)
+    s = sub.add_parser("selfplay", help="play self-play games into a directory (resumable)")
+    s.add_argument("out", help="directory of the run (created; resumed when it exists)")
+    s.add_argument("--variant", default=DEFAULT_VARIANT)
+    s.add_argument("--games", type=int, default=1000, help="games in the run (default 1000)")
+    s.add_argument("--nodes", type=int, default=4000, help="nodes a move (default 4000)")
+    s.add_argument("--chunk-games", type=int, default=20, help="games a task (default 20)")
+    s.add_argument("--random-plies", type=int, default=2,
+                   help="random plies after the opening (default 2)")
+    s.add_argument("--weights", help="weights file to play with (default: the shipped weights)")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--backend", choices=("auto", "ray", "local"), default="auto",
+                   help="where the games run (default: Ray when installed, else local processes)")
+    s.add_argument("--address", help="Ray cluster to join (default: a local Ray)")
+    s.add_argument("--workers", type=int, help="parallel games (default: the CPUs)")
+    s.add_argument("--no-progress", action="store_true")
+    r = sub.add_parser("rescore", help="search a self-play run's positions again, deeper "
+                                       "(resumable), for damier train fit --rescored")
+    r.add_argument("directory", help="self-play directory")
+    r.add_argument("--nodes", type=int, default=RescoreSettings.nodes,
+                   help=f"nodes a position (default {RescoreSettings.nodes})")
+    r.add_argument("--weights", help="weights file to search with (default: the shipped weights)")
+    r.add_argument("--backend", choices=("auto", "ray", "local"), default="auto",
+                   help="where the searches run (default: Ray when installed, else local "
+                        "processes)")
+    r.add_argument("--address", help="Ray cluster to join (default: a local Ray)")
+    r.add_argument("--workers", type=int, help="parallel tasks (default: the CPUs)")
+    r.add_argument("--no-progress", action="store_true")
+    f = sub.add_parser("fit", help="fit weights to self-play positions")
+    f.add_argument("data", nargs="+", help="self-play directories")
+    f.add_argument("--out", required=True, help="weights file to write (a manifest goes beside it)")
+    f.add_argument("--initial", help="weights to start from (default: the shipped ones)")
+    f.add_argument("--epochs", type=int, default=FitSettings.epochs)
+    f.add_argument("--batch", type=int, default=FitSettings.batch)
+    f.add_argument("--learning-rate", type=float, default=FitSettings.learning_rate)
+    f.add_argument("--l2", type=float, default=FitSettings.l2)
+    f.add_argument("--rescored", type=_node_counts, metavar="NODES[,NODES...]",
+                   help="fit to the scores of 'damier train rescore --nodes NODES' (only the "
+                        "rescored chunks are used); with several, each chunk's scores are "
+                        "those of the first node count it was rescored at")
+    f.add_argument("--all-validation", action="store_true",
+                   help="validate on every held-out position, also those a training game has "
+                        "(by default these are left out of the validation loss)")
+    f.add_argument("--prior-initial", action="store_true",
+                   help="the L2 prior pulls the weights towards the initial ones instead of zero "
+                        "(for a refit on new games only: what the new games do not show is kept)")
+    f.add_argument("--scale", type=float, default=FitSettings.scale)
+    f.add_argument("--score-share", type=float, default=FitSettings.score_share)
+    f.add_argument("--validation", type=float, default=FitSettings.validation)
+    f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial "
+                   "weights; 'material' or 'patterns' keeps a whole table")
+    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--no-progress", action="store_true")
+    g = sub.add_parser("gate", help="match new weights against the current ones (SPRT)")
+    g.add_argument("new", help="the new weights file")
+    g.add_argument("--against", help="weights file to beat (default: the shipped weights)")
+    g.add_argument("--games", type=int, default=400, help="most games (default 400)")
+    limit = g.add_mutually_exclusive_group()
+    limit.add_argument("--nodes", type=int, help="nodes a move")
+    limit.add_argument("--movetime", type=float, help="seconds a move (default 0.1)")
+    g.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), default=(0.0, 10.0),
+                   help="SPRT bounds in Elo (default 0 10)")
+    g.add_argument("--no-sprt", action="store_true", help="play all the games, no SPRT")
+    g.add_argument("--concurrency", type=int, default=1)
+    g.add_argument("--resume", help="journal of the match (resumes it)")
+    g.add_argument("--pdn", help="write the games to this PDN file")
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def _gate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    result = gate(args.new, against=args.against, games=args.games, nodes=args.nodes,
+                  movetime=args.movetime, sprt=None if args.no_sprt else tuple(args.sprt),
+                  concurrency=args.concurrency, resume=args.resume, pdn=args.pdn, seed=args.seed,
+                  progress=not args.no_progress, stream=err)
+    out.write(result.summary() + "\n")
+    decision = result.sprt.decision if result.sprt is not None else None
+    accepted = decision == "H1" or (decision is None and result.elo_interval[0] > 0)
+    out.write(f"gate: {'accepted' if accepted else 'not accepted'}\n")
+    return 0 if accepted else 1
+
+
+def _selfplay_command(args: argparse.Namespace, err: TextIO) -> int:
+    settings = SelfplaySettings(variant=get_variant(args.variant).name, nodes=args.nodes,
+                                chunk_games=args.chunk_games, random_plies=args.random_plies,
+                                seed=args.seed)
+    summary = selfplay(args.out, games=args.games, settings=settings, weights=args.weights,
+                       backend=args.backend, address=args.address, workers=args.workers,
+                       progress=not args.no_progress, stream=err)
+    err.write(f"selfplay: {summary['games']} games in {args.out} ({summary['new_games']} new, "
+              f"{summary['new_positions']} new positions, {summary['seconds']:.0f} s)\n")
+    return 0
+
+
+def _rescore_command(args: argparse.Namespace, err: TextIO) -> int:
+    summary = rescore(args.directory, nodes=args.nodes, weights=args.weights,
+                      backend=args.backend, address=args.address, workers=args.workers,
+                      progress=not args.no_progress, stream=err)
+    err.write(f"rescore: {summary['chunks']} chunks of {args.directory} at {args.nodes} nodes "
+              f"({summary['new_chunks']} new, {summary['positions']} positions, "
+              f"{summary['seconds']:.0f} s)\n")
+    return 0
+
+
+def _node_counts(text: str) -> list[int]:
+    """``--rescored``'s value: node counts, comma-separated."""
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"node counts must be positive whole numbers "
+                                         f"separated by commas, not {text!r}")
+    return counts
+
+
+def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
+    data = load_dataset(args.data, rescored=args.rescored)
+    if args.initial:
+        initial = Weights.read(args.initial, variant=data.variant)
+    else:
+        initial = shipped_weights(data.variant) or Weights.material(data.variant)
+    settings = FitSettings(epochs=args.epochs, batch=args.batch, learning_rate=args.learning_rate,
+                           l2=args.l2, scale=args.scale, score_share=args.score_share,
+                           validation=args.validation, seed=args.seed,
+                           prior_initial=args.prior_initial,
+                           unseen_validation=not args.all_validation,
+                           fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
+    if settings.epochs < 1 or settings.batch < 1 or not 0 <= settings.validation < 1:
+        raise TrainError("--epochs and --batch must be at least 1, --validation in [0, 1)")
+    err.write(f"fit: {len(data)} positions from {data.games} games ({data.variant.name})\n")
+    began = time.monotonic()
+    weights, history = fit(data, initial, settings, progress=not args.no_progress, stream=err)
+    out = Path(args.out)
+    weights.write(out)
+    best = min(history, key=lambda h: h["validation_loss"]) if history else {}
+    manifest = {"file": out.name, "variant": data.variant.name, "made_by": "damier train fit",
+                "data": data.sources, "games": data.games, "positions": len(data),
+                "initial": args.initial or "shipped", "settings": dict(settings.__dict__),
+                "rescored": (args.rescored[0] if args.rescored and len(args.rescored) == 1
+                             else args.rescored),
+                "epochs": history, "best_epoch": best,
+                "seconds": round(time.monotonic() - began, 1)}
+    manifest_path = out.with_name(out.stem + ".manifest.json")
+    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    err.write(f"fit: wrote {out} and {manifest_path.name} (best validation loss "
+              f"{best.get('validation_loss')} at epoch {best.get('epoch')})\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(args, out if out is not None else sys.stdout, err if err is not None else sys.stderr)
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Runs a parsed ``damier train`` command; 2 with a message on a bad setting."""
+    try:
+        if args.train_command == "selfplay":
+            return _selfplay_command(args, err)
+        if args.train_command == "rescore":
+            return _rescore_command(args, err)
+        if args.train_command == "fit":
+            return _fit_command(args, err)
+        if args.train_command == "gate":
+            return _gate_command(args, out, err)
+    except (TrainError, WeightsFileError, ValueError) as exc:
+        err.write(f"damier train {args.train_command}: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        err.write(f"damier train {args.train_command}: stopped; run the same command to resume\n")
+        return 130
+    raise AssertionError(args.train_command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
