@@ -179,6 +179,16 @@ def fd_limit(needed: int) -> dict[str, Any]:
             "enough": soft == resource.RLIM_INFINITY or soft >= needed, "error": error}
 
 
+def _end_process(process: "subprocess.Popen[bytes]") -> None:
+    """Asks a child process to end; kills it after 10 s."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
 class Server:
     """``damier serve`` in a child process on a free port of 127.0.0.1 (a context
     manager: started on entry, stopped on exit). Its log goes to a file, not a pipe,
@@ -268,12 +278,7 @@ class Server:
             call()
         if self.process is not None and self.process.poll() is None:
             self.rss()
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+            _end_process(self.process)
         self._tmp.cleanup()
 
 
@@ -335,12 +340,7 @@ class Prober:
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+            _end_process(self.process)
         if os.path.exists(self.path):
             os.unlink(self.path)
 

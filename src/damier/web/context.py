@@ -23,6 +23,7 @@ from starlette.websockets import WebSocket
 
 log = logging.getLogger("damier.web")
 
+
 def games_of(conn: "Request | WebSocket") -> LiveGames:
     """The app's games (the :class:`LiveGames` that :func:`damier.web.app.create_app` made)."""
     games: LiveGames = conn.app.state.live_games
@@ -31,7 +32,6 @@ def games_of(conn: "Request | WebSocket") -> LiveGames:
 
 def ok(data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status)
-
 
 
 def api(handler: Callable[..., Any]) -> Callable[["Request"], Any]:
@@ -60,20 +60,26 @@ def api(handler: Callable[..., Any]) -> Callable[["Request"], Any]:
     endpoint.__name__ = handler.__name__
     return endpoint
 
+
 def game_id(request: Request) -> str:
     return str(request.path_params["game_id"])
+
 
 def player(conn: "Request | WebSocket") -> str:
     return str(conn.scope.get("state", {}).get("player", ""))
 
+
 def client_of(conn: "Request | WebSocket") -> Client:
     return (conn.client.host if conn.client else "", player(conn))
+
 
 def local(conn: "Request | WebSocket") -> bool:
     return is_local(conn.client.host if conn.client else None)
 
+
 def viewer(conn: "Request | WebSocket", live: LiveGame) -> Viewer:
     return viewer_of(live.session.record, player(conn), local=local(conn))
+
 
 def allow(conn: "Request | WebSocket", live: LiveGame, check: Callable[..., None],
           *args: Any) -> Viewer:
@@ -88,10 +94,12 @@ def allow(conn: "Request | WebSocket", live: LiveGame, check: Callable[..., None
         v = viewer(conn, live)
     return v
 
+
 def no_takebacks(live: LiveGame, what: str) -> None:
     if live.session.two_players():
         raise ApiError(409, f"you cannot {what} in a game between two players",
                        kind="two_players")
+
 
 def with_viewer(state: dict[str, Any], v: Viewer, live: LiveGame | None = None
                 ) -> dict[str, Any]:

@@ -44,6 +44,7 @@ async def variants(request: Request) -> Response:
                "colors": list(HUMAN_CHOICES), "limits": {"json": JSON_LIMIT,
                                                          "import": IMPORT_LIMIT}})
 
+
 @api
 async def list_games(request: Request) -> Response:
     live_games = games_of(request)
@@ -60,6 +61,7 @@ async def list_games(request: Request) -> Response:
     return ok({"games": [r.summary() for r in records],
                "total": live_games.store.count(player=who, unowned=unowned),
                "limit": limit, "offset": offset})
+
 
 @api
 async def create_game(request: Request) -> Response:
@@ -98,6 +100,7 @@ async def create_game(request: Request) -> Response:
     state = live_games.changed(live)
     return ok(with_viewer(state, viewer(request, live), live), 201)
 
+
 @api
 async def join_game(request: Request) -> Response:
     live_games = games_of(request)
@@ -112,12 +115,14 @@ async def join_game(request: Request) -> Response:
         state = live_games.changed(live, joined=color)
     return ok({"joined": color, "game": with_viewer(state, viewer(request, live), live)})
 
+
 @api
 async def get_game(request: Request) -> Response:
     live_games = games_of(request)
     live = live_games.get(game_id(request))
     live_games.maybe_start_engine(live)
     return ok(with_viewer(live.state(), viewer(request, live), live))
+
 
 @api
 async def delete_game(request: Request) -> Response:
@@ -129,6 +134,7 @@ async def delete_game(request: Request) -> Response:
         live_games.forget(gid)
         live_games.store.delete(gid)
     return ok({"deleted": gid})
+
 
 @api
 async def play_move(request: Request) -> Response:
@@ -155,6 +161,7 @@ async def play_move(request: Request) -> Response:
         state = live_games.changed(live, played=played.text)
     return ok({"played": played.text, "game": with_viewer(state, v, live)})
 
+
 @api
 async def undo(request: Request) -> Response:
     live_games = games_of(request)
@@ -176,6 +183,7 @@ async def undo(request: Request) -> Response:
             live.broadcast({"type": "state", "game": state})
     return ok({"undone": n, "game": with_viewer(state, viewer(request, live), live)})
 
+
 @api
 async def redo(request: Request) -> Response:
     live_games = games_of(request)
@@ -190,6 +198,7 @@ async def redo(request: Request) -> Response:
         await live_games.warm_tree(live)
         state = live_games.changed(live)
     return ok({"redone": n, "game": with_viewer(state, viewer(request, live), live)})
+
 
 @api
 async def set_line(request: Request) -> Response:
@@ -218,6 +227,7 @@ async def set_line(request: Request) -> Response:
         state = live_games.changed(live)
     return ok({"game": with_viewer(state, viewer(request, live), live)})
 
+
 @api
 async def resign(request: Request) -> Response:
     live_games = games_of(request)
@@ -232,6 +242,7 @@ async def resign(request: Request) -> Response:
         live.session.resign(color)
         state = live_games.changed(live)
     return ok({"game": with_viewer(state, viewer(request, live), live)})
+
 
 @api
 async def offer_draw(request: Request) -> Response:
@@ -270,6 +281,7 @@ async def offer_draw(request: Request) -> Response:
     return ok({"accepted": accepted, "reason": reason,
                "game": with_viewer(state, viewer(request, live), live)})
 
+
 @api
 async def go(request: Request) -> Response:
     live_games = games_of(request)
@@ -290,6 +302,7 @@ async def go(request: Request) -> Response:
     if not live_games.maybe_start_engine(live, force=True) and not live.thinking:
         raise ApiError(409, "the engine cannot move now")
     return ok({"game": with_viewer(live.state(), viewer(request, live), live)})
+
 
 @api
 async def get_tree(request: Request) -> Response:
@@ -316,6 +329,7 @@ async def export_pdn(request: Request) -> Response:
     return Response(text, media_type="application/x-draughts-pdn; charset=utf-8", headers={
         "Content-Disposition": f'{disposition}; filename="{live.session.filename()}"'})
 
+
 @api
 async def start_report(request: Request) -> Response:
     live_games = games_of(request)
@@ -325,6 +339,7 @@ async def start_report(request: Request) -> Response:
     depth = get_int(data, "depth", None, lo=1, hi=REPORT_MAX_DEPTH)
     movetime = get_seconds(data, "movetime", lo=REPORT_MIN_MOVETIME, hi=REPORT_MAX_MOVETIME)
     return ok(live_games.start_report(live, depth=depth, movetime=movetime), 202)
+
 
 @api
 async def get_report(request: Request) -> Response:
@@ -343,6 +358,7 @@ async def get_report(request: Request) -> Response:
     report["stale"] = report["moves"] != rec.moves or report["start_fen"] != rec.start_fen
     return ok(report)
 
+
 @api
 async def delete_report(request: Request) -> Response:
     live_games = games_of(request)
@@ -356,6 +372,7 @@ async def delete_report(request: Request) -> Response:
     if deleted and not stopped:
         live.broadcast({"type": "state", "game": live.state()})
     return ok({"stopped": stopped, "deleted": deleted})
+
 
 @api
 async def import_games(request: Request) -> Response:
@@ -386,6 +403,7 @@ async def import_games(request: Request) -> Response:
         live_games.add(session)
     return ok({"games": [s.record.summary() for s in sessions], "errors": errors[:20],
                "first": sessions[0].id}, 201)
+
 
 @api
 async def check_position(request: Request) -> Response:

@@ -36,6 +36,7 @@ def puzzles_of(variant_name: str) -> list[Puzzle]:
         _puzzle_cache[v.name] = load_puzzles(v)
     return _puzzle_cache[v.name]
 
+
 def find_puzzle(request: Request) -> Puzzle:
     pid = str(request.path_params["puzzle_id"])
     for name in VARIANTS:
@@ -44,11 +45,13 @@ def find_puzzle(request: Request) -> Puzzle:
                 return puzzle
     raise ApiError(404, "no puzzle with that id")
 
+
 def puzzle_info(puzzle: Puzzle) -> dict[str, Any]:
     return {"id": puzzle.id, "variant": puzzle.variant, "fen": puzzle.fen,
             "rating": puzzle.rating, "solver": puzzle.solver,
             "solver_moves": puzzle.solver_moves,
             "gain": puzzle.gain}
+
 
 def played_moves(data: dict[str, Any]) -> list[str]:
     played = data.get("played", [])
@@ -56,6 +59,7 @@ def played_moves(data: dict[str, Any]) -> list[str]:
             or any(not isinstance(m, str) or len(m) > 60 for m in played)):
         raise ApiError(400, "played must be a list of the moves made so far", field="played")
     return played
+
 
 @api
 async def next_puzzle(request: Request) -> Response:
@@ -74,9 +78,11 @@ async def next_puzzle(request: Request) -> Response:
                       key=lambda p: abs(p.rating - rating))[:10]
     return ok(puzzle_info(random.choice(near)))
 
+
 @api
 async def get_puzzle(request: Request) -> Response:
     return ok(puzzle_info(find_puzzle(request)))
+
 
 @api
 async def puzzle_move(request: Request) -> Response:
@@ -107,6 +113,7 @@ async def puzzle_move(request: Request) -> Response:
     return ok({"ok": step.ok, "solved": step.solved, "reply": step.reply,
                "fen_after_move": after, "fen": board.fen(),
                "solution": list(puzzle.solution) if not step.ok else None})
+
 
 @api
 async def puzzle_hint(request: Request) -> Response:

@@ -128,6 +128,7 @@ async def game_socket(websocket: WebSocket) -> None:
             live.stop_analysis()
             live_games.release(live)
 
+
 def handle_ws_message(websocket: WebSocket, live: LiveGame, raw: str) -> dict[str, Any] | None:
     live_games = games_of(websocket)
     if len(raw) > WS_MESSAGE_LIMIT:
