@@ -20,6 +20,7 @@ import argparse
 from typing import TextIO
 
 from damier.cli.options import add_engine_egdb_arguments, egdb_setting
+from damier.web.live import DEFAULT_ENGINES, DEFAULT_HASH_MB
 
 __all__ = ["add_serve_parser", "serve_command"]
 
@@ -38,10 +39,11 @@ def add_serve_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
     serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                        help="a host name the server answers to besides IP addresses and "
                        "localhost (e.g. the machine's name on the network); repeatable")
-    serve.add_argument("--engines", type=int, default=2,
-                       help="engine searches at once, shared by every game (default 2)")
-    serve.add_argument("--hash", type=int, default=16, metavar="MB",
-                       help="hash table of each engine in MiB (default 16)")
+    serve.add_argument("--engines", type=int, default=DEFAULT_ENGINES,
+                       help="engine searches at once, shared by every game "
+                       f"(default {DEFAULT_ENGINES})")
+    serve.add_argument("--hash", type=int, default=DEFAULT_HASH_MB, metavar="MB",
+                       help=f"hash table of each engine in MiB (default {DEFAULT_HASH_MB})")
     serve.add_argument("--movetime", type=float, default=None,
                        help="seconds the engine thinks per move (default: by level, 0.5-2.5)")
     serve.add_argument("--no-book", action="store_true",
