@@ -3,6 +3,7 @@ that only care that the input was bad can catch ``ValueError``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,22 @@ if TYPE_CHECKING:
 
 __all__ = ["MoveError", "IllegalMoveError", "AmbiguousMoveError", "InvalidFenError",
            "PdnError"]
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone UTF-16 surrogate (``"\\ud800"``): text that no UTF-8 file or answer can hold;
+the readers of FEN, PDN and Hub lines refuse it by its position."""
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\ud800``), so that a
+    message that quotes input can always be printed or stored.
+
+    >>> print(escape_surrogates("a" + chr(0xD800) + "b"))
+    a\\ud800b
+    """
+    if LONE_SURROGATE.search(text) is None:
+        return text
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class MoveError(ValueError):

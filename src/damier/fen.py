@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from damier.errors import InvalidFenError
+from damier.errors import LONE_SURROGATE, InvalidFenError
 from damier.piece import BLACK, WHITE, Piece
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
@@ -54,7 +54,6 @@ __all__ = ["parse_fen", "format_fen"]
 
 _ENTRY_RE = re.compile(r"(K?)([0-9]+)(?:-(K?)([0-9]+))?\Z", re.IGNORECASE)
 _SUFFIX_RE = re.compile(r"([HF])([0-9]+)\Z", re.IGNORECASE)
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _SHOWN_LIMIT = 100
 _SECTION_NAMES = {WHITE: "W", BLACK: "B"}
 
@@ -89,7 +88,7 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
     v = get_variant(variant)
     if not isinstance(text, str):
         raise TypeError(f"FEN must be a str, not {type(text).__name__}")
-    bad = _SURROGATE_RE.search(text)
+    bad = LONE_SURROGATE.search(text)
     if bad is not None:
         raise InvalidFenError(f"lone surrogate {bad.group()!r} at position {bad.start() + 1} of "
                               f"FEN {_shown(text)!a}: not a Unicode character (no UTF-8 "

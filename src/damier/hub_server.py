@@ -77,7 +77,7 @@ from damier.board import Board
 from damier.egdb import DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting
 from damier.engine import (INFINITE_DEPTH, MAX_MOVES_TO_GO, MAX_NODES, AnalysisResult, Clock,
                            Engine, InfoDict, Limit, PlayResult)
-from damier.errors import MoveError
+from damier.errors import MoveError, escape_surrogates
 from damier.hub import (HubMessage, HubSyntaxError, format_line, hub_to_board, move_to_hub,
                         parse_line)
 from damier.moves import parse_move
@@ -119,7 +119,6 @@ def hub_score(score: int) -> str:
     return f"{score / 100.0:.2f}"
 
 
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _MESSAGE_LIMIT = 2000
 
 
@@ -129,7 +128,7 @@ def _sanitize(message: str) -> str:
     text = " ".join(str(message).split())
     if len(text) > _MESSAGE_LIMIT:
         text = text[:_MESSAGE_LIMIT] + f"... ({len(text)} characters)"
-    text = _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = escape_surrogates(text)
     return text.replace('"', "'") or "error"
 
 

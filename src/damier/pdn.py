@@ -118,7 +118,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import IO, TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, Union
 
-from damier.errors import AmbiguousMoveError, IllegalMoveError, InvalidFenError, PdnError
+from damier.errors import (LONE_SURROGATE, AmbiguousMoveError, IllegalMoveError, InvalidFenError,
+                           PdnError, escape_surrogates)
 from damier.fen import parse_fen
 from damier.notation import MAX_MOVE_TEXT
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant, variant_for_game_type
@@ -234,18 +235,6 @@ def result_for_variant(result: str, variant: Variant | str) -> str | None:
 # -- quoting input in error messages --------------------------------------------------
 
 _QUOTE_LIMIT = 60
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-"""A lone UTF-16 surrogate: a code point that is not a character, which no UTF-8
-text can hold (a str gets one from JSON's ``"\\ud800"``, or from bytes decoded
-with ``errors="surrogateescape"``)."""
-
-
-def _escape_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate written as its escape (``\\ud800``), so
-    that a message that quotes input can always be printed or stored."""
-    if _SURROGATE_RE.search(text) is None:
-        return text
-    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _quote(text: str, *, quotes: bool = True, limit: int = _QUOTE_LIMIT) -> str:
@@ -258,9 +247,9 @@ def _quote(text: str, *, quotes: bool = True, limit: int = _QUOTE_LIMIT) -> str:
     "32-29" "xxxxx..." (100 characters) [Ev
     """
     if len(text) <= limit:
-        text = _escape_surrogates(text)
+        text = escape_surrogates(text)
         return f'"{text}"' if quotes else text
-    head = _escape_surrogates(text[:limit].replace("\n", " ").replace("\r", " "))
+    head = escape_surrogates(text[:limit].replace("\n", " ").replace("\r", " "))
     length = f"({len(text)} characters)"
     return f'"{head}..." {length}' if quotes else f"{head}... {length}"
 
@@ -300,7 +289,7 @@ class Headers(MutableMapping[str, str]):
             raise ValueError(f"bad tag name {key!r}: use letters, digits and underscores")
         if not isinstance(value, str):
             raise TypeError(f"tag values are str, not {type(value).__name__} (tag {key})")
-        bad = _SURROGATE_RE.search(value)
+        bad = LONE_SURROGATE.search(value)
         if bad is not None:
             raise ValueError(f"tag {key}: lone surrogate {bad.group()!r} at position "
                              f"{bad.start() + 1} of its value, which is not a Unicode character "
@@ -741,7 +730,7 @@ class _Source:
         if self.leftover:
             self.number += 1
             text = self.leftover.popleft()
-            return _Line(self.number, text, None, None, _SURROGATE_RE.search(text) is not None)
+            return _Line(self.number, text, None, None, LONE_SURROGATE.search(text) is not None)
         cookie = self.stream.tell() if self.track else None
         raw = self.stream.readline()
         if not raw:
@@ -760,7 +749,7 @@ class _Source:
             text = text[:-1]
         if text.endswith("\r"):
             text = text[:-1]
-        return _Line(self.number, text, cookie, encoding, _SURROGATE_RE.search(text) is not None)
+        return _Line(self.number, text, cookie, encoding, LONE_SURROGATE.search(text) is not None)
 
     def unread(self, lines: list[_Line]) -> None:
         self.pushback.extendleft(reversed(lines))
@@ -799,14 +788,14 @@ def _surrogate_error(line: _Line, start: int, end: int) -> _SyntaxError | None:
     of a token), or None when it holds none."""
     if not line.surrogate:
         return None
-    bad = _SURROGATE_RE.search(line.text, start, end)
+    bad = LONE_SURROGATE.search(line.text, start, end)
     if bad is None:
         return None
     column = bad.start() + 1
     return _SyntaxError(f"lone surrogate {bad.group()!r} at column {column}, which is not a "
                         "Unicode character (no UTF-8 file can hold it): read the file as bytes, "
                         "or decode it without errors='surrogateescape'", line.number,
-                        _escape_surrogates(line.text[start:end]), column=column)
+                        escape_surrogates(line.text[start:end]), column=column)
 
 
 _WS_RE = re.compile(r"\s*")
@@ -1335,7 +1324,7 @@ class GameReader(Iterator[Game]):
             except _GameError as err:
                 self.games_read += 1
                 error = PdnError(
-                    _escape_surrogates(f"game {game_no}, line {err.line}: {err.message}"),
+                    escape_surrogates(f"game {game_no}, line {err.line}: {err.message}"),
                     game=game_no, line=err.line, token=_quote_token(err.token), column=err.column)
                 if not err.at_next_game:
                     self._lexer.skip_game(err.in_tags)
@@ -1657,8 +1646,8 @@ def write_game(game: Game, file: IO[str] | None = None, *, columns: int | None =
     out.append("")
     out.extend(_wrap(writer.tokens, columns))
     text = "\n".join(out) + "\n"
-    if _SURROGATE_RE.search(text) is not None:   # from a comment: the file must be UTF-8
-        text = _SURROGATE_RE.sub("\ufffd", text)
+    if LONE_SURROGATE.search(text) is not None:   # from a comment: the file must be UTF-8
+        text = LONE_SURROGATE.sub("\ufffd", text)
     if file is not None:
         file.write(text + "\n")
     return text
