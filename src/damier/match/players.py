@@ -204,7 +204,7 @@ _DAMIER_OPTIONS.update(_SELECTIVITY_OPTIONS)
 
 @dataclass(frozen=True)
 class EngineSpec:
-    """A parsed engine spec: ``kind`` is ``"damier"`` or ``"hub"``."""
+    """A parsed engine spec: ``kind`` is ``"damier"``, ``"hub"`` or ``"dxp"``."""
 
     kind: str
     text: str
@@ -212,7 +212,7 @@ class EngineSpec:
     options: tuple[tuple[str, Any], ...] = ()
     """``damier`` options, as ``(name, value)`` pairs."""
     command: tuple[str, ...] = ()
-    """``hub``: the command line of the engine."""
+    """``hub``: the command line of the engine; ``dxp``: the host and port."""
 
     @property
     def option_map(self) -> dict[str, Any]:
@@ -243,7 +243,9 @@ def parse_engine_spec(text: str) -> EngineSpec:
     Traceback (most recent call last):
     ...
     damier.match.players.EngineSpecError: bad engine spec 'stockfish':
-    expected damier[:option=value,...] or hub:COMMAND
+    expected damier[:option=value,...], hub:COMMAND or dxp:HOST[:PORT]
+    >>> parse_engine_spec("dxp:localhost:27531").command
+    ('localhost', '27531')
     """
     if not isinstance(text, str):
         raise EngineSpecError(f"an engine spec is a string, not {type(text).__name__}")
@@ -256,6 +258,16 @@ def parse_engine_spec(text: str) -> EngineSpec:
     kind = kind.strip().lower()
     if kind == "damier":
         return EngineSpec("damier", spec, tuple(_damier_options(rest, fail).items()))
+    if kind == "dxp":
+        address = rest.strip()
+        if not sep or not address:
+            raise fail("dxp: needs the program's address, e.g. dxp:localhost:27531")
+        from damier.dxp import parse_address
+        try:
+            host, port = parse_address(address)
+        except ValueError as err:
+            raise fail(str(err)) from None
+        return EngineSpec("dxp", spec, command=(host, str(port)))
     if kind == "hub":
         if not sep or not rest.strip():
             raise fail("hub: needs the engine's command, e.g. hub:dame hub")
@@ -266,7 +278,7 @@ def parse_engine_spec(text: str) -> EngineSpec:
         if not command:
             raise fail("hub: needs the engine's command, e.g. hub:dame hub")
         return EngineSpec("hub", spec, command=tuple(command))
-    raise fail("expected damier[:option=value,...] or hub:COMMAND")
+    raise fail("expected damier[:option=value,...], hub:COMMAND or dxp:HOST[:PORT]")
 
 
 def _damier_options(text: str, fail: Callable[[str], EngineSpecError]) -> dict[str, Any]:
@@ -428,6 +440,58 @@ class HubPlayer:
             pass
 
 
+class DxpPlayer:
+    """Another program reached over DXP (:class:`damier.dxp.DxpEngine`): this side asks
+    for each game with the position to play from and the time of the match (see
+    :mod:`damier.dxp.engine` for how a per-move time is sent in whole minutes)."""
+
+    def __init__(self, spec: EngineSpec, *, timeout: float = 10.0, name: str = "damier") -> None:
+        from damier import dxp
+
+        self._dxp = dxp
+        host, port = spec.command
+        self.spec = spec
+        self.engine = dxp.DxpEngine(host, int(port), name=name, timeout=max(timeout, 10.0),
+                                    connect_timeout=timeout)
+        self.name = spec.text
+
+    def new_game(self) -> None:
+        self.engine.new_game()
+
+    def play(self, board: Board, *, movetime: float | None, clock: Clock | None) -> Move:
+        from damier.engine_types import Limit
+
+        if clock is None and movetime is None:
+            movetime = DEFAULT_MOVETIME
+        limit = Limit(clock=clock) if clock is not None else Limit(time=movetime)
+        dxp = self._dxp
+        try:
+            move = self.engine.play(board, limit).move
+        except dxp.DxpTimeout as err:
+            raise EngineTimeoutError(str(err)) from err
+        except dxp.DxpError as err:
+            if err.kind == "MOVE" and err.field == "move":
+                raise EngineIllegalMoveError(str(err), err.text) from err
+            raise EngineCrashError(str(err)) from err
+        except (dxp.DxpClosed, dxp.DxpRefused, EOFError) as err:
+            raise EngineCrashError(str(err)) from err
+        assert move is not None
+        return move
+
+    def game_over(self, board: Board) -> None:
+        """Shows the peer the game's last move and ends the game (GAMEEND)."""
+        self.engine.end_game(board)
+
+    def stop(self) -> None:
+        self.engine.stop()
+
+    def close(self) -> None:
+        try:
+            self.engine.quit()
+        except Exception:  # noqa: BLE001 - the connection may already be gone
+            pass
+
+
 EngineLike = Union[str, EngineSpec, Callable[[], Player]]
 """What a match takes for an engine: a spec string, an :class:`EngineSpec`, or a
 callable returning a :class:`Player`."""
@@ -442,6 +506,8 @@ def make_player(spec: EngineLike, *, seed: int | None = None, hub_timeout: float
         if isinstance(spec, EngineSpec):
             if spec.kind == "damier":
                 return DamierPlayer(spec, seed=seed)
+            if spec.kind == "dxp":
+                return DxpPlayer(spec, timeout=hub_timeout)
             return HubPlayer(spec, timeout=hub_timeout)
         return spec()
     except EngineSpecError:

@@ -127,6 +127,13 @@ class _Referee:
                 ending = self._play_move(board, sides[0 if board.turn == WHITE else 1], clocks,
                                          failed)
             if ending is not None:
+                for player in (white, black):  # a player may want to see the end (DXP)
+                    game_over = getattr(player, "game_over", None)
+                    if callable(game_over):
+                        try:
+                            game_over(board)
+                        except Exception:  # noqa: BLE001 - the game is decided already
+                            pass
                 return self._record(job, board, white_name, black_name, ending), failed
 
     def _ending(self, board: Board) -> _Ending | None:

@@ -1,4 +1,4 @@
-"""DXP: the messages of the DamExchange Protocol, read and written exactly.
+"""The messages of the DamExchange Protocol (DXP), read and written exactly.
 
 DXP lets two International draughts programs play each other over a connection.
 Every message is 1 to 127 ASCII characters followed by a NUL byte; its first
