@@ -5,11 +5,13 @@ over TCP (default port 27531).
   widths (:func:`parse_message`, :func:`format_message`, :func:`split_frames`), a
   GAMEREQ position to and from a :class:`~damier.Board`, a MOVE to and from a legal
   :class:`~damier.Move`;
-- :mod:`damier.dxp.session`: one connection's dialogue (:class:`DxpConnection`
-  sends and receives whole messages with read timeouts; :class:`DxpSession` asks
+- :mod:`damier.dxp.connection`: :class:`DxpConnection` sends and receives whole
+  messages over TCP with read timeouts;
+- :mod:`damier.dxp.session`: one connection's dialogue (:class:`DxpSession` asks
   for games or follows requests and plays them with a local engine, answering
-  CHAT and BACKREQ), and :class:`DxpListener`, a server that serves connection
-  after connection;
+  CHAT and BACKREQ);
+- :mod:`damier.dxp.listener`: :class:`DxpListener`, a server that serves
+  connection after connection;
 - :mod:`damier.dxp.engine`: :class:`DxpEngine`, another program reached over DXP on
   the engines' common API (:class:`damier.engine_types.EngineAPI`), so a match
   plays it like any engine (``damier match damier dxp:HOST:PORT``).
@@ -24,9 +26,10 @@ from damier.dxp.messages import (MAX_MESSAGE, NAME_WIDTH, BackAccept, BackReques
                                  MoveMessage, Position, board_from_position, encode,
                                  format_message, frame, message_for_move, move_from_message,
                                  parse_message, position_of, split_frames)
-from damier.dxp.session import (DEFAULT_PORT, DxpClosed, DxpConnection, DxpGame, DxpListener,
-                                DxpRefused, DxpSession, DxpTimeout, Mover, engine_mover,
-                                parse_address)
+from damier.dxp.connection import (DEFAULT_PORT, DxpClosed, DxpConnection, DxpTimeout,
+                                   parse_address)
+from damier.dxp.listener import DxpListener
+from damier.dxp.session import DxpGame, DxpRefused, DxpSession, Mover, engine_mover
 from damier.dxp.engine import DxpEngine
 
 __all__ = ["DxpError", "GameRequest", "GameAccept", "MoveMessage", "GameEnd", "Chat",

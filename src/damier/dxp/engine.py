@@ -35,8 +35,8 @@ from damier.dxp.messages import (DXP_VARIANT, BackAccept, BackRequest, Chat, Dxp
                                  GameAccept, GameEnd, GameRequest, MoveMessage, Position,
                                  format_message,
                                  message_for_move, move_from_message, position_of)
-from damier.dxp.session import (DEFAULT_PORT, DEFAULT_TIMEOUT, END_GRACE, DxpClosed,
-                                DxpConnection, DxpRefused, DxpTimeout)
+from damier.dxp.connection import DEFAULT_PORT, DxpClosed, DxpConnection, DxpTimeout
+from damier.dxp.session import DEFAULT_TIMEOUT, END_GRACE, DxpRefused
 from damier.piece import WHITE
 from damier.engine_types import AnalysisResult, EngineAPI, InfoDict, Limit, PlayResult
 

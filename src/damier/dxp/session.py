@@ -8,10 +8,9 @@ CHAT may come at any time; BACKREQ asks to take moves back and BACKACC answers i
 The initiator may then ask for another game on the same connection. Who connects
 (client, server) is independent of who asks for games (initiator, follower).
 
-:class:`DxpConnection` sends and receives whole messages over a socket, with read
-timeouts; :class:`DxpSession` plays the dialogue with a local engine (a
-:data:`Mover`); :class:`DxpListener` accepts connections and serves each in a
-thread, one after another or several at once.
+:class:`DxpSession` plays the dialogue with a local engine (a :data:`Mover`) over a
+:class:`~damier.dxp.DxpConnection` (:mod:`damier.dxp.connection`); a
+:class:`~damier.dxp.DxpListener` (:mod:`damier.dxp.listener`) serves connections.
 
 How this side ends a game:
 
@@ -34,38 +33,34 @@ Time: a GAMEREQ gives each side ``minutes`` for ``moves`` moves (``moves`` 0: fo
 whole game; otherwise the time is given again after every ``moves`` moves). Each side
 keeps both clocks by its own wall time; the engine moves on this side's clock.
 
-Nothing here raises out of :meth:`DxpSession.play_game`,
-:meth:`DxpSession.follow` or :meth:`DxpListener.serve_forever` for anything the peer
-sends: every problem is a log line and the end of a game or of the connection.
+Nothing the peer sends makes :meth:`DxpSession.follow` raise, nor
+:meth:`DxpSession.request_game` once the game has begun: every problem is a log line and
+the end of a game or of the connection.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import NoReturn
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from damier._core import Move
 from damier.board import Board
-from damier.dxp.messages import (DXP_VARIANT, MAX_MESSAGE, NAME_WIDTH, BackAccept, BackRequest,
-                                 Chat, DxpError, GameAccept, GameEnd, GameRequest, Message,
-                                 MoveMessage, board_from_position, encode, format_message,
-                                 parse_message,
-                                 message_for_move, move_from_message, position_of, split_frames)
+from damier.dxp.connection import DxpClosed, DxpConnection, DxpTimeout
+from damier.dxp.messages import (DXP_VARIANT, NAME_WIDTH, BackAccept, BackRequest, Chat,
+                                 DxpError, GameAccept, GameEnd, GameRequest, Message,
+                                 MoveMessage, board_from_position, format_message,
+                                 message_for_move, move_from_message, position_of)
 from damier.engine_types import Clock, EngineAPI, Limit
 from damier.piece import BLACK, WHITE, Color
 
-__all__ = ["DEFAULT_PORT", "DEFAULT_TIMEOUT", "END_GRACE", "DxpClosed", "DxpTimeout",
-           "DxpRefused", "DxpConnection", "DxpGame", "DxpSession", "DxpListener", "Mover",
-           "engine_mover", "parse_address"]
+__all__ = ["DEFAULT_TIMEOUT", "END_GRACE", "MAX_PLIES", "DxpRefused", "DxpGame", "DxpSession",
+           "Mover", "engine_mover"]
 
-DEFAULT_PORT = 27531
-"""The DXP port."""
 DEFAULT_TIMEOUT = 30.0
 """Seconds a peer may stay silent beyond its clock (or at all, without a clock)."""
 END_GRACE = 5.0
@@ -81,14 +76,6 @@ and this side's clock (None for a game without a time limit); returns a legal mo
 None to resign."""
 
 
-class DxpClosed(ConnectionError):
-    """The connection is gone (the peer closed it, a send or receive failed)."""
-
-
-class DxpTimeout(TimeoutError):
-    """No complete message arrived in time."""
-
-
 class DxpRefused(Exception):
     """The follower answered a GAMEREQ with a GAMEACC that refuses it (``code``)."""
 
@@ -100,51 +87,6 @@ class DxpRefused(Exception):
                          f"{self.REASONS.get(code, f'code {code}')}")
         self.name = name
         self.code = code
-
-
-def parse_address(text: str, *, listen: bool = False) -> tuple[str, int]:
-    """``(host, port)`` of an address: ``HOST:PORT``, ``HOST`` (the DXP port), ``[::1]:PORT``
-    for IPv6; to listen, also ``PORT`` alone (every interface: ``""``).
-
-    >>> parse_address("localhost:27532"), parse_address("10.0.0.2")
-    (('localhost', 27532), ('10.0.0.2', 27531))
-    >>> parse_address("27531", listen=True), parse_address("[::1]:5000")
-    (('', 27531), ('::1', 5000))
-    >>> parse_address("host:99999")
-    Traceback (most recent call last):
-    ...
-    ValueError: bad address 'host:99999': the port must be a number from 1 to 65535
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"an address is a str, not {type(text).__name__}")
-    raw = text.strip()
-
-    def fail(problem: str) -> ValueError:
-        return ValueError(f"bad address {text!r}: {problem}")
-
-    host, port_text = raw, ""
-    if raw.startswith("["):
-        close = raw.find("]")
-        if close < 0:
-            raise fail("an IPv6 address in [brackets] needs its closing ]")
-        host, rest = raw[1:close], raw[close + 1:]
-        if rest:
-            if not rest.startswith(":"):
-                raise fail("expected :PORT after the ]")
-            port_text = rest[1:]
-    elif raw.count(":") == 1:
-        host, port_text = raw.split(":")
-    elif listen and raw.isascii() and raw.isdigit():
-        host, port_text = "", raw
-    if not host and not listen:
-        raise fail("the host is missing (HOST:PORT)")
-    if port_text == "":
-        if ":" in raw and not raw.startswith("["):
-            raise fail("the port is missing after the colon")
-        return host, DEFAULT_PORT
-    if not (port_text.isascii() and port_text.isdigit()) or not 1 <= int(port_text) <= 65535:
-        raise fail("the port must be a number from 1 to 65535")
-    return host, int(port_text)
 
 
 def engine_mover(engine: EngineAPI, *, movetime: float | None = None,
@@ -164,123 +106,6 @@ def engine_mover(engine: EngineAPI, *, movetime: float | None = None,
         return engine.play(board, limit).move
 
     return move
-
-
-# -- the connection ---------------------------------------------------------------------------
-
-class DxpConnection:
-    """Whole DXP messages over one socket: :meth:`send`, :meth:`receive` with a timeout.
-
-    A message that cannot be read raises :class:`~damier.dxp.DxpError` from
-    :meth:`receive`, and the connection stays usable (messages are cut at their NULs,
-    so the next one is read as it should be) unless 127 bytes came without a NUL,
-    which closes it. ``on_message`` is called with ``("<-", text)`` for each message
-    received and ``("->", text)`` for each sent (for a log).
-    """
-
-    def __init__(self, sock: socket.socket, *, peer: str | None = None,
-                 on_message: Callable[[str, str], None] | None = None) -> None:
-        self._sock = sock
-        self._buffer = b""
-        self._send_lock = threading.Lock()
-        self._recv_lock = threading.Lock()
-        self.closed = False
-        self.on_message = on_message
-        if peer is None:
-            try:
-                address = sock.getpeername()
-                peer = f"{address[0]}:{address[1]}"
-            except (OSError, IndexError, TypeError):
-                peer = "peer"
-        self.peer = peer
-
-    @classmethod
-    def connect(cls, host: str, port: int = DEFAULT_PORT, *, timeout: float = 10.0,
-                on_message: Callable[[str, str], None] | None = None) -> DxpConnection:
-        """Connects to a DXP program at ``host:port``; :class:`DxpClosed` when it cannot."""
-        try:
-            sock = socket.create_connection((host, port), timeout=timeout)
-        except OSError as err:
-            raise DxpClosed(f"cannot connect to {host}:{port}: {err.strerror or err}") from None
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return cls(sock, peer=f"{host}:{port}", on_message=on_message)
-
-    def send(self, message: Message) -> None:
-        """Sends ``message``; :class:`DxpClosed` when the connection is gone."""
-        data = encode(message)
-        with self._send_lock:
-            if self.closed:
-                raise DxpClosed(f"the connection to {self.peer} is closed")
-            try:
-                self._sock.sendall(data)
-            except OSError as err:
-                self.close()
-                raise DxpClosed(f"cannot send to {self.peer}: {err.strerror or err}") from None
-        if self.on_message is not None:
-            self.on_message("->", data[:-1].decode("ascii"))
-
-    def receive(self, timeout: float | None) -> Message:
-        """The next message, waiting at most ``timeout`` seconds (None: for ever).
-
-        Raises :class:`DxpTimeout` when none is complete in time, :class:`DxpClosed`
-        when the connection is gone and :class:`~damier.dxp.DxpError` for a message
-        that cannot be read (the bad message is dropped).
-        """
-        deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
-        with self._recv_lock:
-            while True:
-                end = self._buffer.find(b"\0")
-                if end >= 0:
-                    raw, self._buffer = self._buffer[:end], self._buffer[end + 1:]
-                    if self.on_message is not None:
-                        self.on_message("<-", raw.decode("ascii", "backslashreplace"))
-                    texts, _ = split_frames(raw + b"\0")
-                    return parse_message(texts[0])
-                if len(self._buffer) > MAX_MESSAGE:
-                    size = len(self._buffer)
-                    self._buffer = b""
-                    self.close()
-                    raise DxpError("message", "bytes", f"{size} bytes",
-                                   f"no NUL within {MAX_MESSAGE} characters: the stream "
-                                   "cannot be read on, the connection is closed")
-                if self.closed:
-                    raise DxpClosed(f"the connection to {self.peer} is closed")
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    raise DxpTimeout(f"no message from {self.peer} in {timeout:g} s")
-                try:
-                    self._sock.settimeout(left)
-                    chunk = self._sock.recv(4096)
-                except (socket.timeout, TimeoutError):
-                    raise DxpTimeout(f"no message from {self.peer} in {timeout:g} s") from None
-                except OSError as err:
-                    self.close()
-                    raise DxpClosed(f"the connection to {self.peer} failed: "
-                                    f"{err.strerror or err}") from None
-                if not chunk:
-                    self.close()
-                    raise DxpClosed(f"{self.peer} closed the connection")
-                self._buffer += chunk
-
-    def close(self) -> None:
-        """Closes the connection (again: nothing)."""
-        if self.closed:
-            return
-        self.closed = True
-        try:
-            self._sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        try:
-            self._sock.close()
-        except OSError:
-            pass
-
-    def __enter__(self) -> DxpConnection:
-        return self
-
-    def __exit__(self, *args: object) -> None:
-        self.close()
 
 
 # -- a game -----------------------------------------------------------------------------------
@@ -795,119 +620,3 @@ class DxpSession:
             text = f"{self.name} asked to go back to {where}: {answer}"
             game.back_requests.append(text)
             self._event(text)
-
-
-# -- the listener ----------------------------------------------------------------------------
-
-class DxpListener:
-    """A DXP server: accepts connections on ``host:port`` and hands each to ``serve``
-    (called with the :class:`DxpConnection`, in a thread of its own), at most
-    ``max_connections`` at once (one more is told so in a CHAT and closed).
-
-    ``port`` 0 picks a free port (see :attr:`port`). :meth:`serve_forever` runs until
-    :meth:`close`, or until ``connections`` connections have been served.
-    """
-
-    def __init__(self, serve: Callable[[DxpConnection], None], host: str = "",
-                 port: int = DEFAULT_PORT, *, max_connections: int = 4,
-                 on_message: Callable[[str, str, str], None] | None = None,
-                 on_event: Callable[[str], None] | None = None) -> None:
-        self.serve = serve
-        self.max_connections = max_connections
-        self.on_message = on_message
-        self.on_event = on_event
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        try:
-            self._sock = socket.create_server((host, port), family=family, reuse_port=False)
-        except OSError as err:
-            raise DxpClosed(f"cannot listen on {host or '*'}:{port}: "
-                            f"{err.strerror or err}") from None
-        self.port = self._sock.getsockname()[1]
-        self.host = host
-        self._threads: list[threading.Thread] = []
-        self._closed = threading.Event()
-        self._active = 0
-        self._count_lock = threading.Lock()
-
-    def _event(self, text: str) -> None:
-        log.info("%s", text)
-        if self.on_event is not None:
-            self.on_event(text)
-
-    def serve_forever(self, connections: int | None = None) -> None:
-        """Serves connections until :meth:`close` (or after ``connections`` of them)."""
-        served = 0
-        self._sock.settimeout(0.2)
-        try:
-            while not self._closed.is_set() and (connections is None or served < connections):
-                try:
-                    sock, address = self._sock.accept()
-                except (socket.timeout, TimeoutError):
-                    continue
-                except OSError:
-                    if self._closed.is_set():
-                        break
-                    continue
-                peer = f"{address[0]}:{address[1]}"
-                sock.settimeout(None)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                on_message = None
-                if self.on_message is not None:
-                    hook = self.on_message
-
-                    def on_message(direction: str, text: str, peer: str = peer,
-                                   hook: Callable[[str, str, str], None] = hook) -> None:
-                        hook(peer, direction, text)
-                connection = DxpConnection(sock, peer=peer, on_message=on_message)
-                with self._count_lock:
-                    busy = self._active >= self.max_connections
-                    if not busy:
-                        self._active += 1
-                if busy:
-                    self._event(f"{peer}: refused, {self.max_connections} connections "
-                                "are being served")
-                    try:
-                        connection.send(Chat(f"busy: {self.max_connections} games are being "
-                                             "played, try again later"))
-                    except DxpClosed:
-                        pass
-                    connection.close()
-                    continue
-                served += 1
-                self._event(f"{peer}: connected")
-                thread = threading.Thread(target=self._serve_one, args=(connection,),
-                                          name=f"dxp {peer}", daemon=True)
-                self._threads = [t for t in self._threads if t.is_alive()]
-                self._threads.append(thread)
-                thread.start()
-        except BaseException:
-            self.close()  # interrupted: the games being played end with the process
-            raise
-        for thread in list(self._threads):
-            thread.join()
-
-    def _serve_one(self, connection: DxpConnection) -> None:
-        try:
-            self.serve(connection)
-        except Exception:  # noqa: BLE001 - one connection's failure never stops the server
-            log.exception("serving %s failed", connection.peer)
-            self._event(f"{connection.peer}: failed (see the log)")
-        finally:
-            connection.close()
-            with self._count_lock:
-                self._active -= 1
-            self._event(f"{connection.peer}: disconnected")
-
-    def close(self) -> None:
-        """Stops accepting connections (the ones being served go on to their end)."""
-        self._closed.set()
-        try:
-            self._sock.close()
-        except OSError:
-            pass
-
-    def __enter__(self) -> DxpListener:
-        return self
-
-    def __exit__(self, *args: object) -> None:
-        self.close()
