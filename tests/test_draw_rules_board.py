@@ -35,6 +35,8 @@ ENGLISH = Rules.for_variant("english")
 
 T = Termination
 RESULT = {WHITE: "1-0", BLACK: "0-1", None: "1/2-1/2"}
+# Board.result() writes the variant's notation: the FMJD's 2-0, 1-1, 0-2 except in English
+NOTATION = {"1-0": "2-0", "0-1": "0-2", "1/2-1/2": "1-1"}
 
 
 # --------------------------------------------------------------------------
@@ -60,7 +62,10 @@ def assert_over(board: Board, termination: Termination, winner=None) -> None:
         f"at ply {plies(board)} in {board.fen()}: expected {termination} winner={winner}, "
         f"got {outcome}")
     assert board.is_game_over()
-    assert board.result() == RESULT[winner]
+    assert outcome.result() == RESULT[winner]
+    expected = RESULT[winner]
+    assert board.result() == (expected if board.variant.title == "English"
+                              else NOTATION[expected])
 
 
 def assert_pop_takes_back(board: Board, termination: Termination, winner=None) -> None:

@@ -137,7 +137,7 @@ def test_spec_book_and_selectivity_reach_the_engine() -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("stockfish", "expected damier[:option=value,...] or hub:COMMAND"),
+    ("stockfish", "expected damier[:option=value,...], hub:COMMAND or dxp:HOST[:PORT]"),
     ("damier:level=11", "option level must be between 1 and 10, got 11"),
     ("damier:level=x", "option level expected a whole number"),
     ("damier:colour=red", "unknown option 'colour'"),

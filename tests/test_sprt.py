@@ -14,9 +14,11 @@ import random
 import pytest
 
 from damier import match as match_module
-from damier.sprt import (PAIR_SCORES, SPRT, constrained_mle, elo_estimate, elo_from_score, llr,
-                         mean_score, normalized_elo, pair_variance, pentanomial_counts,
-                         pentanomial_interval, score_from_elo, sprt_bounds, trinomial_interval)
+from damier.sprt import (MIN_GAMES, MIN_PAIRS, PAIR_SCORES, SPRT, constrained_mle, elo_estimate,
+                         elo_from_score, llr, los_pentanomial, los_trinomial, mean_score,
+                         normalized_elo, normalized_report, pair_variance, pentanomial_counts,
+                         pentanomial_interval, pentanomial_report, score_from_elo, sprt_bounds,
+                         trinomial_interval, trinomial_report)
 
 
 def logistic_score(elo: float) -> float:
@@ -81,6 +83,123 @@ def test_mean_variance_and_elo_hand_computed() -> None:
     # a 90% interval is narrower than the 95% one
     narrow = elo_estimate(counts, confidence=0.90)
     assert est.low < narrow.low < narrow.elo < narrow.high < est.high
+
+
+def phi(x: float) -> float:
+    """The standard normal distribution function, from erf (not from damier)."""
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def test_counts_1_2_3_2_2_hand_computed() -> None:
+    """[LL, LD, DD+WL, WD, WW] = [1, 2, 3, 2, 2]: N = 10 pairs, per-pair mean scores
+    0, 1/4, 1/2, 3/4, 1."""
+    counts = [1, 2, 3, 2, 2]
+    # mean (1*0 + 2*.25 + 3*.5 + 2*.75 + 2*1) / 10 = (0 + .5 + 1.5 + 1.5 + 2) / 10 = 0.55
+    assert mean_score(counts) == pytest.approx(0.55)
+    # deviations -.55, -.30, -.05, .20, .45; squares .3025, .09, .0025, .04, .2025
+    # variance (.3025 + 2*.09 + 3*.0025 + 2*.04 + 2*.2025) / 10 = .975 / 10 = .0975
+    assert pair_variance(counts) == pytest.approx(0.0975)
+    # Elo = -400 log10(1/.55 - 1) = -400 log10(.818182) = +34.860
+    est = elo_estimate(counts)
+    assert est.elo == pytest.approx(-400 * math.log10(1 / 0.55 - 1))
+    assert est.elo == pytest.approx(34.860, abs=1e-3)
+    # SE = sqrt(.0975 / 10) = .0987421; 1.959964 * SE = .193531
+    # score interval [.356469, .743531]
+    # low  = -400 log10(1/.356469 - 1) = -400 log10(1.805291) = -102.62
+    # high = -400 log10(1/.743531 - 1) = -400 log10(0.344934) = +184.91
+    assert est.low == pytest.approx(-102.62, abs=0.01)
+    assert est.high == pytest.approx(184.91, abs=0.01)
+    # nElo = (800 / ln 10) (s - 1/2) / sqrt(2 var) = 347.436 * .05 / .441588 = +39.34;
+    # its interval 347.436 * (.05 -+ .193531) / .441588 = [-112.93, +191.61]
+    nelo = normalized_elo(counts)
+    assert nelo.elo == pytest.approx(39.339, abs=1e-3)
+    assert nelo.low == pytest.approx(-112.93, abs=0.01)
+    assert nelo.high == pytest.approx(191.61, abs=0.01)
+    # LOS = Phi((s - 1/2) / SE) = Phi(.05 / .0987421) = Phi(.50637) = .69370
+    assert los_pentanomial(counts) == pytest.approx(phi(0.05 / math.sqrt(0.00975)))
+    assert los_pentanomial(counts) == pytest.approx(0.69370, abs=1e-5)
+    # the report gives the same figures: 10 pairs is the minimum (MIN_PAIRS)
+    assert MIN_PAIRS == 10
+    report = pentanomial_report(counts)
+    assert (report.elo, report.low, report.high, report.los) == pytest.approx(
+        (est.elo, est.low, est.high, 0.69370), abs=1e-4)
+    assert report.has_interval and report.note is None
+    nreport = normalized_report(counts)
+    assert (nreport.elo, nreport.low, nreport.high) == pytest.approx((39.339, -112.93, 191.61),
+                                                                     abs=0.01)
+
+
+def test_trinomial_6_12_2_hand_computed() -> None:
+    """W/D/L 6/12/2 (20 games)."""
+    # score (6 + 12/2) / 20 = 0.6; Elo = 400 log10(.6 / .4) = +70.437
+    # variance (6 * .4^2 + 12 * .1^2 + 2 * .6^2) / 20 = (.96 + .12 + .72) / 20 = .09
+    # SE = sqrt(.09 / 20) = .0670820; 1.959964 * SE = .131478: scores [.468522, .731478]
+    # low = 400 log10(.468522 / .531478) = -21.90; high = 400 log10(.731478 / .268522) = +174.09
+    low, high = trinomial_interval(6, 12, 2)
+    assert low == pytest.approx(-21.90, abs=0.01) and high == pytest.approx(174.09, abs=0.01)
+    # LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2 = (1 + erf(4 / 4)) / 2 = .921350
+    assert los_trinomial(6, 12, 2) == pytest.approx((1 + math.erf(1.0)) / 2)
+    assert los_trinomial(6, 12, 2) == pytest.approx(0.921350, abs=1e-6)
+    assert MIN_GAMES == 20
+    report = trinomial_report(6, 12, 2)
+    assert report.elo == pytest.approx(70.437, abs=1e-3)
+    assert (report.low, report.high) == pytest.approx((-21.90, 174.09), abs=0.01)
+    assert report.los == pytest.approx(0.921350, abs=1e-6) and report.note is None
+    assert str(report) == "+70.4 [-21.9, +174.1]"
+
+
+def test_los_edge_cases() -> None:
+    assert los_trinomial(5, 3, 5) == 0.5  # erf(0) = 0
+    assert math.isnan(los_trinomial(0, 7, 0))  # no decisive game
+    assert los_trinomial(0, 0, 4) == pytest.approx((1 + math.erf(-4 / math.sqrt(8))) / 2)
+    assert math.isnan(los_pentanomial([0, 0, 0, 0, 0]))
+    assert math.isnan(los_pentanomial([0, 0, 9, 0, 0]))  # no spread
+    assert los_pentanomial([0, 3, 0, 3, 0]) == 0.5
+
+
+def test_report_rules_for_small_and_degenerate_samples() -> None:
+    # 1. nothing played
+    assert trinomial_report(0, 0, 0).note == "no games"
+    assert pentanomial_report([0, 0, 0, 0, 0]).note == "no complete pairs"
+    # 2. every game won or lost: score 1 or 0, Elo +-inf: not measurable (whatever the size)
+    for report, note in ((trinomial_report(40, 0, 0), "all games won"),
+                         (trinomial_report(0, 0, 3), "all games lost"),
+                         (pentanomial_report([0, 0, 0, 0, 12]), "all games won"),
+                         (normalized_report([12, 0, 0, 0, 0]), "all games lost")):
+        assert (report.elo, report.low, report.high, report.los) == (None, None, None, None)
+        assert report.note == note and not report.has_interval
+        assert "inf" not in str(report)
+    # 3. too few: the Elo (3 wins, 1 draw: 3.5 / 4 = .875, 400 log10(7) = +338.04), no interval
+    few = trinomial_report(3, 1, 0)
+    assert few.elo == pytest.approx(400 * math.log10(7))
+    assert (few.low, few.high, few.los) == (None, None, None)
+    assert few.note == "not enough games (4 of at least 20)"
+    assert trinomial_report(10, 0, 9).note == "not enough games (19 of at least 20)"
+    assert trinomial_report(10, 0, 10).note is None  # 20 games: enough
+    assert pentanomial_report([0, 1, 1, 1, 0]).note == "not enough pairs (3 of at least 10)"
+    assert pentanomial_report([0, 1, 1, 1, 0]).elo == 0.0
+    assert normalized_report([0, 1, 1, 1, 0]).elo is None  # its unit would come from 3 pairs
+    # 4. no spread: the Elo (all drawn: 0; every pair 1.5 points: score .75, +190.85), no interval
+    drawn = trinomial_report(0, 25, 0)
+    assert drawn.elo == 0.0 and drawn.note == "all games drawn" and drawn.low is None
+    same = pentanomial_report([0, 0, 0, 11, 0])
+    assert same.elo == pytest.approx(400 * math.log10(3)) and same.note == (
+        "every pair scored 1.5 points")
+    assert not same.has_interval and same.los is None
+    assert normalized_report([0, 0, 0, 11, 0]).elo is None
+    # 5. an open end: W/D/L 19/1/0: s = .975, var = (19 * .025^2 + .475^2) / 20 = .011875,
+    # SE = sqrt(.011875 / 20) = .0243670, 1.959964 * SE = .0477584: scores [.92724, 1.02276];
+    # the upper end is beyond 1: no upper bound; low = 400 log10(.927242 / .072758) = +442.12
+    open_end = trinomial_report(19, 1, 0)
+    assert open_end.has_interval and open_end.high is None
+    assert open_end.low == pytest.approx(442.12, abs=0.02)
+    assert open_end.note == "the interval reaches a score of 100%"
+    assert open_end.interval_text().endswith(", no upper bound]")
+    # LOS = Phi(19 / sqrt(19)) = Phi(4.3589)
+    assert open_end.los == pytest.approx(phi(math.sqrt(19)))
+    mirrored = trinomial_report(0, 1, 19)
+    assert mirrored.low is None and mirrored.high == pytest.approx(-442.12, abs=0.02)
+    assert mirrored.note == "the interval reaches a score of 0%"
 
 
 def test_score_and_elo_are_inverse() -> None:
@@ -170,6 +289,64 @@ def test_llr_agrees_with_the_normal_approximation(counts: list[int], elo0: float
                                                   elo1: float) -> None:
     expected = normal_llr(counts, elo0, elo1)
     assert llr(counts, elo0, elo1) == pytest.approx(expected, rel=0.03, abs=0.02)
+
+
+def vdb_llr(counts: list[int], elo0: float, elo1: float) -> float:
+    """The GSPRT LLR written out from M. Van den Bergh's notes, independently of
+    damier.sprt (for counts with no empty cell): with p_i = n_i / N and the score
+    s of each hypothesis, the most likely distribution with mean s is
+    q_i = p_i / (1 + lam (a_i - s)), lam the root of sum p_i (a_i - s) / (1 + lam (a_i - s))
+    = 0 between -1 / max(a_i - s) and -1 / min(a_i - s) (found here by bisection), and
+    LLR = sum n_i log(q1_i / q0_i)."""
+    values = [0.0, 0.25, 0.5, 0.75, 1.0]
+    n = sum(counts)
+    p = [c / n for c in counts]
+
+    def mle(s: float) -> list[float]:
+        d = [a - s for a in values]
+        lo, hi = -1 / max(d) + 1e-12, -1 / min(d) - 1e-12
+        for _ in range(300):
+            lam = (lo + hi) / 2
+            if sum(pi * di / (1 + lam * di) for pi, di in zip(p, d, strict=True)) > 0:
+                lo = lam
+            else:
+                hi = lam
+        lam = (lo + hi) / 2
+        return [pi / (1 + lam * di) for pi, di in zip(p, d, strict=True)]
+
+    q0, q1 = mle(logistic_score(elo0)), mle(logistic_score(elo1))
+    return sum(c * math.log(b / a) for c, a, b in zip(counts, q0, q1, strict=True))
+
+
+def test_llr_hand_computed_for_1_2_3_2_2() -> None:
+    # p = [.1, .2, .3, .2, .2], observed mean .55. H1 at the observed score (elo1 =
+    # 400 log10(.55 / .45) = +34.86) keeps q1 = p (lam = 0). H0 at elo0 = 0 (s0 = .5):
+    # f(lam) = -.05 / (1 - .5 lam) - .05 / (1 - .25 lam) + .05 / (1 + .25 lam) + .1 / (1 + .5 lam)
+    # f(.50) = -.066667 - .057143 + .044444 + .080000 = +.000635
+    # f(.51) = -.067114 - .057307 + .044346 + .079681 = -.000394: lam ~ .5062,
+    # q0 = [.1 / .7469, .2 / .87345, .3, .2 / 1.12655, .2 / 1.2531]
+    #    = [.13389, .22898, .3, .17753, .15960] (sum 1, mean .5)
+    # LLR = 10 * (.1 ln(.1/.13389) + .2 ln(.2/.22898) + .2 ln(.2/.17753) + .2 ln(.2/.15960))
+    #     = 10 * (-.029184 - .027064 + .023836 + .045128) = .1272
+    elo1 = 400 * math.log10(0.55 / 0.45)
+    assert llr([1, 2, 3, 2, 2], 0, elo1) == pytest.approx(0.1272, abs=2e-3)
+    # the normal approximation: N (s1 - s0)(2 s - s0 - s1) / (2 var)
+    # = 10 * .05 * (1.1 - .5 - .55) / (2 * .0975) = .1282
+    assert llr([1, 2, 3, 2, 2], 0, elo1) == pytest.approx(0.1282, abs=3e-3)
+
+
+@pytest.mark.parametrize("counts, elo0, elo1", [
+    ([1, 2, 3, 2, 2], 0, 10),
+    ([1, 2, 3, 2, 2], -5, 5),
+    ([5, 40, 60, 50, 10], 0, 10),
+    ([30, 200, 500, 210, 35], -3, 3),
+    ([3, 1, 1, 1, 9], 0, 50),
+    ([60, 240, 380, 250, 70], 5, 15),
+])
+def test_llr_equals_van_den_bergh_formula(counts: list[int], elo0: float, elo1: float) -> None:
+    """With no empty cell there is no regularization: the LLR is the published one."""
+    assert llr(counts, elo0, elo1) == pytest.approx(vdb_llr(counts, elo0, elo1), rel=1e-7,
+                                                    abs=1e-9)
 
 
 def test_llr_scales_with_the_pairs_and_is_antisymmetric() -> None:

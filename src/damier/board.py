@@ -316,9 +316,30 @@ class Board(CoreBoard):
         return self.outcome() is not None
 
     def result(self) -> str:
-        """``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` while the game goes on."""
+        """The result in the variant's notation (:attr:`damier.variants.Variant.pdn_results`,
+        as the PDN writer gives it): ``2-0`` (White won), ``1-1`` or ``0-2`` in
+        International, Brazilian and Russian; ``1-0``, ``1/2-1/2`` or ``0-1`` in
+        English; ``*`` while the game goes on. ``outcome().result()`` gives
+        ``1-0``, ``1/2-1/2`` or ``0-1`` in every variant.
+
+        There are no claimable draws: every draw rule of :attr:`rules` ends the game
+        the moment it applies (:meth:`outcome`), so unlike python-chess there is no
+        ``claim_draw``. A draw by agreement, a resignation or a time forfeit is not a
+        position's result: :class:`damier.game.Game` records those.
+
+        >>> board = Board("W:W28:B23")
+        >>> board.result()
+        '*'
+        >>> _ = board.push("28x19")  # Black has no piece left: no legal move
+        >>> board.result(), board.outcome().result()
+        ('2-0', '1-0')
+        >>> english = Board("W:W18:B14", variant="english")
+        >>> _ = english.push("18x9")
+        >>> english.result()
+        '1-0'
+        """
         outcome = self.outcome()
-        return outcome.result() if outcome is not None else "*"
+        return outcome.result(self.variant) if outcome is not None else "*"
 
     def adjudicate(self) -> Outcome:
         """Piece-count adjudication (a rule option of some sites): more pieces

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 
 from .piece import BLACK, WHITE, Color
 from .rules import Rules
+from .variants import Variant, get_variant
 
 __all__ = [
     "Termination",
@@ -191,6 +192,11 @@ _DRAWN = frozenset(
 )
 
 
+_RESULTS = ("1-0", "1/2-1/2", "0-1")
+"""The results as :meth:`Outcome.result` gives them without a variant (White's
+win, a draw, Black's win: the order of :attr:`~damier.variants.Variant.pdn_results`)."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """The end of a game: why, and who won (None for a draw).
@@ -227,15 +233,22 @@ class Outcome:
         """True when nobody won."""
         return self.winner is None
 
-    def result(self) -> str:
-        """``"1-0"`` (White won), ``"0-1"`` (Black won) or ``"1/2-1/2"``.
+    def result(self, variant: Variant | str | None = None) -> str:
+        """``"1-0"`` (White won), ``"0-1"`` (Black won) or ``"1/2-1/2"``: the
+        same in every variant; with ``variant``, in that variant's notation
+        (:attr:`~damier.variants.Variant.pdn_results`: ``"2-0"``, ``"0-2"``,
+        ``"1-1"`` in International, Brazilian and Russian), as
+        :meth:`damier.Board.result` and the PDN writer give it.
 
-        The PDN writer may write these as ``"2-0"``/``"0-2"``/``"1-1"``
-        depending on the game type.
+        >>> Outcome(Termination.NO_MOVES, winner=WHITE).result("international")
+        '2-0'
+        >>> Outcome(Termination.AGREEMENT, winner=None).result("english")
+        '1/2-1/2'
         """
-        if self.winner is None:
-            return "1/2-1/2"
-        return "1-0" if self.winner else "0-1"
+        index = 1 if self.winner is None else 0 if self.winner else 2
+        if variant is None:
+            return _RESULTS[index]
+        return get_variant(variant).pdn_results[index]
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,37 @@ distributions with means ``s0`` and ``s1`` closest to that put about ``s0`` and
 only about ``log(s1 / s0)`` to the LLR (0.014 for [0, 5], 0.6 for [0, 400]);
 choose elo0 and elo1 near the differences that matter.
 
+Reporting: what a sample can measure
+------------------------------------
+:func:`trinomial_report`, :func:`pentanomial_report` and
+:func:`normalized_report` give an Elo figure the way a match report shows it
+(:class:`EloReport`): each number is None when the games cannot measure it,
+and ``note`` says why. The rules, checked in this order:
+
+1. no game (no complete pair): nothing is measured (``"no games"``, ``"no
+   complete pairs"``);
+2. every game won (lost): the score is 1 (0), the Elo would be infinite: the
+   Elo is not measurable, nor its interval (``"all games won"``, ``"all games
+   lost"``);
+3. fewer than :data:`MIN_GAMES` games (trinomial) or :data:`MIN_PAIRS` pairs
+   (pentanomial, nElo): the Elo is given, its interval is not (``"not enough
+   games (4 of at least 20)"``): the normal approximation behind the interval
+   needs more results than that, and each game moves the score by 5% or more;
+   the normalized Elo is not given at all (its unit, the spread of the pairs,
+   would come from those few pairs);
+4. no spread (every game drawn; every pair scoring the same): the standard
+   error is 0, so there is no interval (``"all games drawn"``, ``"every pair
+   scored 1 point"``); the normalized Elo is not measurable then (its unit is
+   the spread);
+5. an end of the score interval at or beyond 0 or 1: that end has no Elo (it
+   is None, ``"the interval reaches a score of 100%"``); the other end is given.
+
+The likelihood of superiority (LOS: the probability that A is the stronger,
+from the normal approximation) is given only where the interval is (rules
+1-4): :func:`los_trinomial` for games, ``Phi((W - L) / sqrt(W + L))`` (draws say
+nothing about which side is stronger), and :func:`los_pentanomial` for pairs,
+``Phi((s - 1/2) / SE)`` with the pentanomial standard error.
+
 Degenerate cases
 ----------------
 No pairs: the LLR is 0 and there is no decision; the score and Elo are nan.
@@ -77,7 +108,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,20 +117,28 @@ __all__ = [
     "REGULARIZATION",
     "Z95",
     "MAX_SPRT_ELO",
+    "MIN_GAMES",
+    "MIN_PAIRS",
     "EloEstimate",
+    "EloReport",
     "SPRT",
     "constrained_mle",
     "elo_estimate",
     "elo_from_score",
     "llr",
+    "los_pentanomial",
+    "los_trinomial",
     "mean_score",
     "normalized_elo",
+    "normalized_report",
     "pair_variance",
     "pentanomial_counts",
     "pentanomial_interval",
+    "pentanomial_report",
     "score_from_elo",
     "sprt_bounds",
     "trinomial_interval",
+    "trinomial_report",
 ]
 
 PAIR_SCORES: tuple[float, float, float, float, float] = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -315,6 +354,213 @@ def normalized_elo(counts: Sequence[float], *, confidence: float = 0.95) -> EloE
         return NELO_PER_SIGMA * (score - 0.5) / sigma
 
     return EloEstimate(nelo(s), nelo(s - z * se), nelo(s + z * se), confidence)
+
+
+# -- the likelihood of superiority -------------------------------------------------------------
+
+
+def los_trinomial(wins: int, draws: int, losses: int) -> float:
+    """The likelihood of superiority of games: ``Phi((W - L) / sqrt(W + L))``,
+    i.e. ``(1 + erf((W - L) / sqrt(2 (W + L)))) / 2`` (draws do not count);
+    nan with no decisive game.
+
+    >>> round(los_trinomial(6, 12, 2), 4), los_trinomial(3, 0, 3), los_trinomial(0, 5, 0)
+    (0.9214, 0.5, nan)
+    """
+    decisive = wins + losses
+    if decisive == 0:
+        return math.nan
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * decisive)))
+
+
+def los_pentanomial(counts: Sequence[float]) -> float:
+    """The likelihood of superiority of game pairs: ``Phi((s - 1/2) / SE)``, ``s``
+    the mean score and ``SE`` its pentanomial standard error (as in
+    :func:`pentanomial_interval`); nan with no pair or no spread.
+
+    >>> los_pentanomial([0, 50, 0, 50, 0]), round(los_pentanomial([1, 2, 3, 2, 2]), 4)
+    (0.5, 0.6937)
+    """
+    values = _check_counts(counts)
+    pairs = sum(values)
+    if pairs == 0:
+        return math.nan
+    var = pair_variance(values)
+    if not var > 0:
+        return math.nan
+    return statistics.NormalDist().cdf((mean_score(values) - 0.5) / math.sqrt(var / pairs))
+
+
+# -- reports: what a sample can measure ----------------------------------------------------------
+
+MIN_GAMES = 20
+"""The fewest games for which a trinomial interval (and LOS) is reported."""
+MIN_PAIRS = 10
+"""The fewest complete game pairs for which a pentanomial interval, the normalized
+Elo's interval and the pentanomial LOS are reported (the same 20 games)."""
+
+
+@dataclass(frozen=True)
+class EloReport:
+    """An Elo figure as a match report gives it: each number is None where the
+    games cannot measure it, and ``note`` says why (the rules are in the module
+    documentation). ``low``/``high`` of None with ``has_interval`` true is an
+    end with no bound.
+
+    >>> str(trinomial_report(6, 12, 2))
+    '+70.4 [-21.9, +174.1]'
+    >>> report = trinomial_report(4, 0, 0)
+    >>> report.elo, report.note, str(report)
+    (None, 'all games won', 'not measurable (all games won)')
+    >>> str(trinomial_report(3, 1, 0))
+    '+338.0, no interval (not enough games (4 of at least 20))'
+    """
+
+    elo: float | None
+    low: float | None
+    high: float | None
+    has_interval: bool
+    los: float | None = None
+    """The likelihood of superiority (0 to 1), where the interval is measured."""
+    note: str | None = None
+    """Why a figure is missing (None: all are there)."""
+    confidence: float = 0.95
+
+    def interval_text(self) -> str:
+        """``[low, high]``, with ``no lower bound``/``no upper bound`` for an open end,
+        or ``not measurable``."""
+        if not self.has_interval:
+            return "not measurable"
+        low = format_elo(self.low) if self.low is not None else "no lower bound"
+        high = format_elo(self.high) if self.high is not None else "no upper bound"
+        return f"[{low}, {high}]"
+
+    def __str__(self) -> str:
+        if self.elo is None:
+            return f"not measurable ({self.note})"
+        if not self.has_interval:
+            return f"{format_elo(self.elo)}, no interval ({self.note})"
+        return f"{format_elo(self.elo)} {self.interval_text()}"
+
+    def to_dict(self) -> dict[str, float | str | None]:
+        """``elo``, ``low``, ``high``, ``los`` (None where not measured) and ``note``."""
+        return {"elo": self.elo, "low": self.low, "high": self.high, "los": self.los,
+                "note": self.note}
+
+
+def _report(n: float, minimum: int, unit: str, score: float, var: float, *, same: str,
+            confidence: float, value: Callable[[float], float] | None = None,
+            los: Callable[[], float] | None = None) -> EloReport:
+    """The rules of the module documentation on a sample of ``n`` results (games or
+    pairs) with mean ``score`` and variance ``var`` (of one result). ``value`` maps
+    a score to the figure (the logistic Elo unless given: then the figure is bounded
+    for every score); ``los()`` gives the LOS."""
+    z = _z(confidence)
+    if score >= 1.0 or score <= 0.0:
+        return EloReport(None, None, None, False, note="all games won" if score >= 1.0
+                         else "all games lost", confidence=confidence)
+    logistic = value is None
+    to_figure: Callable[[float], float] = elo_from_score if value is None else value
+    elo = to_figure(score)
+    if n < minimum:
+        count = int(n) if float(n).is_integer() else n
+        return EloReport(elo, None, None, False,
+                         note=f"not enough {unit} ({count} of at least {minimum})",
+                         confidence=confidence)
+    if not var > 0:
+        return EloReport(elo, None, None, False, note=same, confidence=confidence)
+    se = math.sqrt(var / n)
+    low_score, high_score = score - z * se, score + z * se
+    low: float | None = to_figure(low_score)
+    high: float | None = to_figure(high_score)
+    notes = []
+    if logistic and low_score <= 0.0:
+        low = None
+        notes.append("the interval reaches a score of 0%")
+    if logistic and high_score >= 1.0:
+        high = None
+        notes.append("the interval reaches a score of 100%")
+    return EloReport(elo, low, high, True, los=los() if los is not None else None,
+                     note="; ".join(notes) or None, confidence=confidence)
+
+
+def trinomial_report(wins: int, draws: int, losses: int, *,
+                     confidence: float = 0.95) -> EloReport:
+    """The logistic Elo of games (wins, draws and losses of A) with its trinomial
+    interval and LOS (:func:`los_trinomial`), under the reporting rules of the
+    module documentation.
+
+    >>> trinomial_report(0, 0, 0).note, trinomial_report(0, 20, 0).note
+    ('no games', 'all games drawn')
+    """
+    n = wins + draws + losses
+    if n == 0:
+        return EloReport(None, None, None, False, note="no games", confidence=confidence)
+    s = (wins + 0.5 * draws) / n
+    var = (wins * (1 - s) ** 2 + draws * (0.5 - s) ** 2 + losses * s ** 2) / n
+    return _report(n, MIN_GAMES, "games", s, var, same="all games drawn",
+                   confidence=confidence, los=lambda: los_trinomial(wins, draws, losses))
+
+
+def _points_text(points: float) -> str:
+    return f"{points:g} point{'' if points == 1 else 's'}"
+
+
+def pentanomial_report(counts: Sequence[float], *, confidence: float = 0.95) -> EloReport:
+    """The logistic Elo of game pairs (pentanomial counts) with its pentanomial
+    interval and LOS (:func:`los_pentanomial`), under the reporting rules of the
+    module documentation.
+
+    >>> str(pentanomial_report([1, 2, 3, 2, 2]))
+    '+34.9 [-102.6, +184.9]'
+    >>> pentanomial_report([0, 0, 12, 0, 0]).note
+    'every pair scored 1 point'
+    """
+    values = _check_counts(counts)
+    pairs = sum(values)
+    if pairs == 0:
+        return EloReport(None, None, None, False, note="no complete pairs",
+                         confidence=confidence)
+    s = mean_score(values)
+    return _report(pairs, MIN_PAIRS, "pairs", s, pair_variance(values),
+                   same=f"every pair scored {_points_text(2 * s)}", confidence=confidence,
+                   los=lambda: los_pentanomial(values))
+
+
+def normalized_report(counts: Sequence[float], *, confidence: float = 0.95) -> EloReport:
+    """The normalized Elo of game pairs (:func:`normalized_elo`) under the reporting
+    rules of the module documentation (it has no LOS of its own: that of
+    :func:`pentanomial_report` is the same).
+
+    >>> str(normalized_report([1, 2, 3, 2, 2]))
+    '+39.3 [-112.9, +191.6]'
+    >>> normalized_report([0, 0, 12, 0, 0]).note, normalized_report([0, 1, 1, 1, 0]).note
+    ('every pair scored 1 point', 'not enough pairs (3 of at least 10)')
+    """
+    values = _check_counts(counts)
+    pairs = sum(values)
+    if pairs == 0:
+        return EloReport(None, None, None, False, note="no complete pairs",
+                         confidence=confidence)
+    s, var = mean_score(values), pair_variance(values)
+    # the unit of the normalized Elo is the spread of the pairs: with none, or from too
+    # few pairs, there is no figure
+    note = None
+    if s >= 1.0 or s <= 0.0:
+        note = "all games won" if s >= 1.0 else "all games lost"
+    elif pairs < MIN_PAIRS:
+        note = f"not enough pairs ({pairs:g} of at least {MIN_PAIRS})"
+    elif not var > 0:
+        note = f"every pair scored {_points_text(2 * s)}"
+    if note is not None:
+        return EloReport(None, None, None, False, note=note, confidence=confidence)
+    sigma = math.sqrt(2.0 * var)
+
+    def nelo(score: float) -> float:
+        return NELO_PER_SIGMA * (score - 0.5) / sigma
+
+    return _report(pairs, MIN_PAIRS, "pairs", s, var, same="", confidence=confidence,
+                   value=nelo)
 
 
 # -- the generalized SPRT -------------------------------------------------------------------

@@ -83,6 +83,11 @@ Whenever complete pairs were played, :attr:`MatchResult.pentanomial` holds their
 counts ``[LL, LD, DD+WL, WD, WW]`` (pairs in which A scored 0, 1/2, 1, 3/2, 2
 points) and :attr:`MatchResult.pentanomial_elo` the Elo of those pairs with its
 pentanomial interval. The statistics themselves are in :mod:`damier.sprt`.
+The report (:meth:`MatchResult.summary`, :meth:`MatchResult.to_dict`) adds the
+draw ratio, the LOS, the normalized Elo and the opening bias, and shows no
+infinite Elo or zero-width interval: what the games cannot measure (all games
+won, too few games or pairs, no spread) is given as not measurable, with the
+reason (:mod:`damier.match.results`).
 
 SPRT
 ----

@@ -1,7 +1,25 @@
 """The records of a match: :class:`MatchGame`, a small summary of one finished game,
 and :class:`MatchResult`, the outcome from engine A's point of view, with the tallies
 and the points of the complete game pairs. The statistics themselves (Elo, intervals,
-pentanomial counts, the SPRT) are those of :mod:`damier.sprt`.
+pentanomial counts, normalized Elo, LOS, the SPRT) are those of :mod:`damier.sprt`.
+
+The report (:meth:`MatchResult.summary`, :meth:`MatchResult.to_dict`) follows the
+reporting rules of :mod:`damier.sprt`: a figure the games cannot measure (an Elo
+when every game was won or lost, an interval from fewer than
+:data:`~damier.sprt.MIN_GAMES` games or :data:`~damier.sprt.MIN_PAIRS` pairs or
+from games with no spread, an interval end beyond a score of 0 or 1) is printed
+as not measurable with the reason, and is None in the JSON, with the reason in
+the ``note`` (``elo_note``) beside it; never an infinity or a zero-width interval.
+
+Results are kept as ``1-0``, ``0-1`` and ``1/2-1/2`` (:attr:`MatchGame.result`)
+and shown in the variant's notation (:attr:`MatchGame.pdn_result`, from
+:attr:`damier.variants.Variant.pdn_results`: ``2-0``, ``1-1``, ``0-2`` in
+International, Brazilian and Russian; ``1-0``, ``1/2-1/2``, ``0-1`` in English).
+
+Opening bias (:class:`OpeningBias`): White's results and score over all games
+show how much the openings favour White; in a complete pair (one opening played
+twice, the colours swapped) both games won by the same colour means the opening
+decided the pair, both won by the same engine means the engines did.
 
 >>> a_wins = MatchGame(1, "1.1", 1, [], "A", "B", True, "1-0", "normal", "no legal move", 40)
 >>> drawn = MatchGame(2, "1.2", 1, [], "B", "A", False, "1/2-1/2", "adjudication", "-", 300)
@@ -17,11 +35,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from damier.openings import is_fen
-from damier.pdn import Game, GameNode
-from damier.sprt import (SPRT, EloEstimate, elo_from_score, format_elo, pentanomial_counts,
-                         pentanomial_interval, trinomial_interval)
+from damier.pdn import Game, GameNode, result_for_variant
+from damier.sprt import (SPRT, EloEstimate, EloReport, elo_estimate, elo_from_score,
+                         format_elo, normalized_report, pentanomial_counts,
+                         pentanomial_interval, pentanomial_report, trinomial_interval,
+                         trinomial_report)
+from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["MatchGame", "MatchResult"]
+__all__ = ["MatchGame", "MatchResult", "OpeningBias"]
 
 
 @dataclass
@@ -58,12 +79,35 @@ class MatchGame:
         return _build_game(self.headers, self.moves, _opening_plies(self.opening), self.reason)
 
     @property
+    def variant(self) -> Variant:
+        """The variant of the game's ``GameType`` tag (International without one)."""
+        return _headers_variant(self.headers)
+
+    @property
+    def pdn_result(self) -> str:
+        """:attr:`result` in the variant's notation (``2-0``, ``1-1``, ``0-2`` in
+        International; ``1-0``, ``1/2-1/2``, ``0-1`` in English), as the PDN writes it
+        and the match reports show it."""
+        return result_for_variant(self.result, self.variant) or self.result
+
+    @property
     def score_a(self) -> float:
         """Engine A's points in this game: 1, 1/2 or 0."""
         if self.result == "1/2-1/2":
             return 0.5
         white_won = self.result == "1-0"
         return 1.0 if white_won == self.a_is_white else 0.0
+
+
+def _headers_variant(headers: dict[str, str]) -> Variant:
+    """The variant of ``headers``' ``GameType`` tag; the default one without a tag
+    or with one damier does not know."""
+    if "GameType" not in headers:
+        return get_variant(DEFAULT_VARIANT)
+    try:
+        return Game(headers).variant
+    except ValueError:
+        return get_variant(DEFAULT_VARIANT)
 
 
 def _opening_plies(opening: Sequence[str]) -> int:
@@ -105,8 +149,10 @@ class MatchResult:
     score: float
     """A's fraction of the points (nan with no game)."""
     elo: float
+    """The logistic Elo of :attr:`score` as computed: +-inf at a score of 1 or 0, nan
+    with no game (the report gives :attr:`elo_report` instead)."""
     elo_interval: tuple[float, float]
-    """95% interval of ``elo`` (see :attr:`interval_model`)."""
+    """95% interval of ``elo`` (see :attr:`interval_model`), as computed."""
     games: list[MatchGame] = field(default_factory=list)
     interval_model: str = "trinomial"
     """``"pentanomial"`` (all games in complete pairs) or ``"trinomial"``."""
@@ -131,6 +177,28 @@ class MatchResult:
     """Games read back from the journal rather than played in this run."""
     journal_path: str | None = None
 
+    @classmethod
+    def from_games(cls, engine_a: str, engine_b: str, games: Sequence[MatchGame],
+                   **fields: Any) -> MatchResult:
+        """The result of the finished ``games`` (in schedule order): the tallies, the
+        Elo with its interval and the pentanomial counts computed from them; the
+        other fields from ``fields`` (``scheduled`` defaults to the number of games).
+
+        >>> won = MatchGame(1, "1.1", 1, [], "A", "B", True, "1-0", "normal", "x", 9)
+        >>> lost = MatchGame(2, "1.2", 1, [], "A", "B", False, "1-0", "normal", "x", 9)
+        >>> result = MatchResult.from_games("A", "B", [won, lost])
+        >>> result.wins, result.losses, result.pentanomial, result.interval_model
+        (1, 1, (0, 0, 1, 0, 0), 'pentanomial')
+        """
+        records = list(games)
+        wins, draws, losses, score, elo, interval, model, penta = _tally(records)
+        fields.setdefault("scheduled", len(records))
+        return cls(engine_a=engine_a, engine_b=engine_b, wins=wins, draws=draws,
+                   losses=losses, score=score, elo=elo, elo_interval=interval, games=records,
+                   interval_model=model, pentanomial=penta,
+                   pentanomial_elo=elo_estimate(penta) if penta is not None else None,
+                   **fields)
+
     @property
     def games_played(self) -> int:
         return self.wins + self.draws + self.losses
@@ -138,6 +206,42 @@ class MatchResult:
     @property
     def points(self) -> float:
         return self.wins + 0.5 * self.draws
+
+    @property
+    def draw_ratio(self) -> float:
+        """The fraction of the games drawn (nan with no game)."""
+        n = self.games_played
+        return self.draws / n if n else math.nan
+
+    @property
+    def elo_report(self) -> EloReport:
+        """The Elo of all games as the report gives it (:mod:`damier.sprt`'s
+        reporting rules), with the model of :attr:`interval_model` and its LOS."""
+        if self.interval_model == "pentanomial" and self.pentanomial is not None:
+            return pentanomial_report(self.pentanomial)
+        return trinomial_report(self.wins, self.draws, self.losses)
+
+    @property
+    def pentanomial_elo_report(self) -> EloReport | None:
+        """The Elo of the complete pairs as the report gives it (None: no pair)."""
+        return pentanomial_report(self.pentanomial) if self.pentanomial is not None else None
+
+    @property
+    def nelo_report(self) -> EloReport | None:
+        """The normalized Elo of the complete pairs (:func:`damier.sprt.normalized_elo`)
+        as the report gives it (None: no pair)."""
+        return normalized_report(self.pentanomial) if self.pentanomial is not None else None
+
+    @property
+    def opening_bias(self) -> OpeningBias:
+        """White's results and the complete pairs decided by colour or by engine."""
+        return _opening_bias(self.games)
+
+    @property
+    def variant(self) -> Variant:
+        """The variant of the games (that of the first game's ``GameType`` tag;
+        International with no game)."""
+        return self.games[0].variant if self.games else get_variant(DEFAULT_VARIANT)
 
     def summary(self) -> str:
         """The report printed at the end of ``damier match``."""
@@ -168,21 +272,24 @@ class MatchResult:
         return "\n".join(lines)
 
     def _score_lines(self) -> list[str]:
-        """The lines of :meth:`summary` on the games played: score, Elo, pairs, endings."""
+        """The lines of :meth:`summary` on the games played: score and draw ratio, Elo
+        and LOS, pairs, pentanomial and normalized Elo, opening bias, endings."""
         n = self.games_played
-        lo, hi = self.elo_interval
-        lines = [f"  score {self.points:g}/{n} = {100 * self.score:.1f}%",
-                 f"  Elo {format_elo(self.elo)}, 95% interval [{format_elo(lo)}, "
-                 f"{format_elo(hi)}] ({self.interval_model})"]
+        lines = [f"  score {self.points:g}/{n} = {100 * self.score:.1f}%, "
+                 f"draw ratio {100 * self.draw_ratio:.1f}% ({_count(self.draws, 'draw')})"]
+        if self.interval_model == "pentanomial" and self.pentanomial is not None:
+            context = f"pentanomial, {_count(sum(self.pentanomial), 'pair')}"
+        else:
+            context = f"trinomial, {_count(n, 'game')}"
+        lines.append(_figure_line("Elo", self.elo_report, context, los=True))
         if self.pentanomial is not None:
-            pairs = sum(self.pentanomial)
-            line = (f"  pairs [LL, LD, DD+WL, WD, WW]: {list(self.pentanomial)} "
-                    f"({pairs} pair{'s' if pairs != 1 else ''})")
-            est = self.pentanomial_elo
-            if est is not None:
-                line += (f", pentanomial Elo {format_elo(est.elo)} "
-                         f"[{format_elo(est.low)}, {format_elo(est.high)}]")
-            lines.append(line)
+            pairs = _count(sum(self.pentanomial), "pair")
+            lines.append(f"  pairs [LL, LD, DD+WL, WD, WW]: {list(self.pentanomial)} ({pairs})")
+            for label, report in (("pentanomial Elo", self.pentanomial_elo_report),
+                                  ("nElo", self.nelo_report)):
+                if report is not None:
+                    lines.append(_figure_line(label, report, pairs))
+        lines.extend(self.opening_bias.lines(self.variant))
         reasons: dict[str, int] = {}
         for g in self.games:
             reasons[_reason_class(g)] = reasons.get(_reason_class(g), 0) + 1
@@ -192,19 +299,38 @@ class MatchResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data (``damier match --json``): every figure of
-        :meth:`summary`, infinite Elo as ``"+inf"``/``"-inf"`` and nan as None;
-        not the games (the PDN file holds them)."""
-        est = self.pentanomial_elo
+        :meth:`summary`, not the games (the PDN file holds them).
+
+        A figure the games cannot measure is None, with the reason beside it:
+        ``elo``, ``elo_low``, ``elo_high`` and ``los`` with ``elo_note``; each of
+        ``pentanomial_elo`` and ``nelo`` is ``{"elo", "low", "high", "los", "note"}``
+        (None with no complete pair). ``draw_ratio`` and ``white_score`` are
+        fractions; ``results`` counts the games by result in the variant's notation
+        (White's result first); ``opening_pairs`` counts the complete pairs:
+        ``white_won_both``, ``black_won_both``, ``same_engine`` (won both) and
+        ``with_draw``. Any other nan is None."""
+        report = self.elo_report
+        bias = self.opening_bias
+        variant = self.variant
+        penta, nelo = self.pentanomial_elo_report, self.nelo_report
         data: dict[str, Any] = {
             "engine_a": self.engine_a, "engine_b": self.engine_b,
+            "variant": variant.name if self.games else None,
             "games": self.games_played, "scheduled": self.scheduled,
             "wins": self.wins, "draws": self.draws, "losses": self.losses,
-            "score": self.score, "elo": self.elo,
-            "elo_low": self.elo_interval[0], "elo_high": self.elo_interval[1],
+            "score": self.score, "draw_ratio": self.draw_ratio,
+            "elo": report.elo, "elo_low": report.low, "elo_high": report.high,
+            "los": report.los, "elo_note": report.note,
             "interval_model": self.interval_model,
             "pentanomial": list(self.pentanomial) if self.pentanomial is not None else None,
-            "pentanomial_elo": ({"elo": est.elo, "low": est.low, "high": est.high}
-                                if est is not None else None),
+            "pentanomial_elo": penta.to_dict() if penta is not None else None,
+            "nelo": nelo.to_dict() if nelo is not None else None,
+            "white_score": bias.white_score,
+            "results": dict(zip(variant.pdn_results,
+                                (bias.white_wins, bias.draws, bias.black_wins), strict=True)),
+            "opening_pairs": {"pairs": bias.pairs, "white_won_both": bias.white_won_both,
+                              "black_won_both": bias.black_won_both,
+                              "same_engine": bias.same_engine, "with_draw": bias.with_draw},
             "sprt": None,
             "interrupted": self.interrupted, "errors": list(self.errors), "seed": self.seed,
             "time_control": self.time_control, "pdn": self.pdn_path,
@@ -227,6 +353,123 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_json_value(v) for v in value]
     return value
+
+
+def _count(n: int | float, noun: str) -> str:
+    """``1 pair``, ``3 pairs``."""
+    return f"{n:g} {noun}{'' if n == 1 else 's'}"
+
+
+def _figure_line(label: str, report: EloReport, context: str, *, los: bool = False) -> str:
+    """One line of the summary for an Elo figure: the figure, what it was measured
+    on, its 95% interval (or why there is none) and, with ``los``, the LOS."""
+    if report.elo is None:
+        return f"  {label} not measurable ({context}): {report.note}; no 95% interval"
+    line = f"  {label} {format_elo(report.elo)} ({context}), 95% interval "
+    if not report.has_interval:
+        return line + f"not measurable: {report.note}"
+    line += report.interval_text()
+    if report.note:
+        line += f" ({report.note})"
+    if los and report.los is not None:
+        line += f", LOS {_los_text(report.los)}"
+    return line
+
+
+def _los_text(los: float) -> str:
+    """A LOS in percent, one decimal; ``>99.9%``/``<0.1%`` rather than a rounded 100 or 0.
+
+    >>> _los_text(0.69370), _los_text(0.9999935), _los_text(0.0004)
+    ('69.4%', '>99.9%', '<0.1%')
+    """
+    if los > 0.999:
+        return ">99.9%"
+    if los < 0.001:
+        return "<0.1%"
+    return f"{100 * los:.1f}%"
+
+
+@dataclass(frozen=True)
+class OpeningBias:
+    """How much the openings of a match favour one colour: White's results over
+    all games, and the complete pairs (one opening played twice, the colours
+    swapped) by what decided them.
+
+    >>> bias = OpeningBias(white_wins=5, draws=8, black_wins=7, pairs=10,
+    ...                    white_won_both=1, black_won_both=0, same_engine=3, with_draw=6)
+    >>> bias.games, bias.white_score, bias.same_colour
+    (20, 0.45, 1)
+    """
+
+    white_wins: int
+    draws: int
+    black_wins: int
+    pairs: int
+    """Complete pairs (both games finished)."""
+    white_won_both: int
+    """Complete pairs whose two games White won: the opening decided them."""
+    black_won_both: int
+    same_engine: int
+    """Complete pairs whose two games the same engine won (once with each colour)."""
+    with_draw: int
+    """Complete pairs with at least one draw."""
+
+    @property
+    def games(self) -> int:
+        return self.white_wins + self.draws + self.black_wins
+
+    @property
+    def white_score(self) -> float:
+        """White's fraction of the points over all games (nan with no game)."""
+        return (self.white_wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    @property
+    def same_colour(self) -> int:
+        """Complete pairs whose two games the same colour won."""
+        return self.white_won_both + self.black_won_both
+
+    def lines(self, variant: Variant) -> list[str]:
+        """The lines of the match summary (none with no game): White's results in
+        ``variant``'s notation and score, and the pairs by what decided them."""
+        if not self.games:
+            return []
+        white, draw, black = variant.pdn_results
+        lines = [f"  results (White-Black) {white}: {self.white_wins}, {draw}: {self.draws}, "
+                 f"{black}: {self.black_wins}; White scored {100 * self.white_score:.1f}%"]
+        if self.pairs:
+            lines.append(f"  opening pairs: {self.same_colour} of {self.pairs} won by the same "
+                         f"colour in both games (White {self.white_won_both}, Black "
+                         f"{self.black_won_both}), {self.same_engine} by the same engine, "
+                         f"{self.with_draw} with a draw")
+        return lines
+
+
+def _opening_bias(records: Sequence[MatchGame]) -> OpeningBias:
+    """The :class:`OpeningBias` of the games ``records``."""
+    white = sum(1 for g in records if g.result == "1-0")
+    black = sum(1 for g in records if g.result == "0-1")
+    by_pair: dict[int, list[MatchGame]] = {}
+    for g in records:
+        by_pair.setdefault(g.pair, []).append(g)
+    pairs = white_both = black_both = same_engine = with_draw = 0
+    for games in by_pair.values():
+        if len(games) != 2:
+            continue
+        pairs += 1
+        first, second = games
+        if "1/2-1/2" in (first.result, second.result):
+            with_draw += 1
+            continue
+        if first.result == second.result:
+            if first.result == "1-0":
+                white_both += 1
+            else:
+                black_both += 1
+        if first.score_a == second.score_a:
+            same_engine += 1
+    return OpeningBias(white_wins=white, draws=len(records) - white - black, black_wins=black,
+                       pairs=pairs, white_won_both=white_both, black_won_both=black_both,
+                       same_engine=same_engine, with_draw=with_draw)
 
 
 def _reason_class(record: MatchGame) -> str:
