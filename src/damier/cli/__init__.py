@@ -6,8 +6,8 @@ the leaves of the legal-move tree, printing a line per depth (to stderr with
 
 The fronts of the commands (their arguments, their checks and what they print) are the
 package's modules: ``match.py``, ``egdb.py``, ``book.py``, ``puzzles.py``,
-``openings.py``, ``render.py`` for the library's, and ``play.py`` (the terminal game of
-:mod:`damier.play`), ``serve.py`` (the web app, :mod:`damier.web`) and ``hub.py``
+``openings.py``, ``render.py``, ``analyse.py`` for the library's, and ``play.py`` (the
+terminal game of :mod:`damier.play`), ``serve.py`` (the web app, :mod:`damier.web`) and ``hub.py``
 (:mod:`damier.hub_server`) for the applications'; ``options.py`` holds the engine
 options that ``damier play``, ``serve`` and ``hub`` share (``--egdb``, ``--no-egdb``,
 ``--egdb-pieces``). No module outside this package imports it (but ``damier.__main__``,
@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_match_parser(sub)
     from damier.cli.hub import add_hub_parser
     add_hub_parser(sub)
+    from damier.cli.dxp import add_dxp_parser
+    add_dxp_parser(sub)
     from damier.cli.serve import add_serve_parser
     add_serve_parser(sub)
     from damier.cli.play import add_play_parser
@@ -75,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_egdb_parser(sub)
     from damier.cli.openings import add_openings_parser
     add_openings_parser(sub)
+    from damier.cli.analyse import add_analyse_parser
+    add_analyse_parser(sub)
     return parser
 
 
@@ -141,6 +145,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "match":
             from damier.cli.match import match_command
             return match_command(args, out, err)
+        if args.command == "dxp":
+            from damier.cli.dxp import dxp_command
+            return dxp_command(args, out, err)
         if args.command == "hub":
             from damier.cli.hub import hub_command
             return hub_command(args, sys.stdin, out, err)
@@ -168,6 +175,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         if args.command == "egdb":
             from damier.cli.egdb import egdb_command
             return egdb_command(args, out, err)
+        if args.command == "analyse":
+            from damier.cli.analyse import analyse_command
+            return analyse_command(args, out, err)
     except KeyboardInterrupt:
         err.write("\ninterrupted\n")
         return 130
