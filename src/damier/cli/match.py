@@ -33,7 +33,9 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
         "e.g. 'hub:dame hub'\n\nexamples:\n  damier match damier:level=5 'hub:dame hub' "
         "--games 20 --movetime 0.1 --pdn games.pdn\n"
         "  damier match damier:weights=new.json damier --games 4000 --sprt 0 10 "
-        "--resume new.jsonl\n\nWith --sprt the match stops once the test decides "
+        "--resume new.jsonl\n"
+        "  damier match damier:nodes=20000 damier:level=8 --games 1000 --workers 8\n\n"
+        "With --sprt the match stops once the test decides "
         "(pentanomial GSPRT, logistic Elo);\nwith --resume, running the same command again "
         "plays only the games the journal lacks.")
     p.add_argument("engine_a", metavar="A", help="engine A (the report is from its side)")
@@ -73,6 +75,12 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--resume", metavar="FILE",
                    help="journal of finished games (JSON lines, written as each game ends); "
                    "run the same command again to play only the games it lacks")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="play the game pairs as Ray tasks on a local Ray with N workers (with "
+                   "--address: at most N pairs at once on the cluster); needs damier[train]")
+    p.add_argument("--address", metavar="HOST:PORT",
+                   help="play the game pairs as Ray tasks on the Ray cluster at this address "
+                   "(engines start on the workers: Hub commands must exist there)")
     p.add_argument("--json", metavar="OUT", help="write the result as JSON to this file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     p.set_defaults(_match_parser=p)
@@ -133,15 +141,21 @@ def _run(args: argparse.Namespace, err: TextIO) -> MatchResult:
         except ValueError as exc:
             raise _UsageError(f"--clock: {exc}") from None
     openings = _openings(args, variant)
+    workers, address = _ray_options(args)
     try:
         return run_match(spec_a, spec_b, games=args.games, movetime=args.movetime, clock=clock,
                          openings=openings, concurrency=args.concurrency, pdn_path=args.pdn,
                          variant=variant, progress=not args.no_progress, seed=args.seed,
                          max_plies=args.max_plies, shuffle_openings=not args.sequential,
                          hub_timeout=args.timeout, stream=err, sprt=sprt,
-                         resume=getattr(args, "resume", None))
+                         resume=getattr(args, "resume", None), workers=workers,
+                         address=address)
     except (EngineSpecError, EngineStartError) as exc:
         raise _UsageError(str(exc)) from None
+    except ImportError as exc:   # Ray is not installed
+        raise _UsageError(f"--workers/--address: {exc}") from None
+    except ConnectionError as exc:   # the Ray cluster does not answer
+        raise _UsageError(f"--address: {exc}") from None
     except OSError as exc:
         name = exc.filename if getattr(exc, "filename", None) else args.pdn
         flag = "--resume" if name == getattr(args, "resume", None) else "--pdn"
@@ -164,6 +178,26 @@ def _check_numbers(args: argparse.Namespace) -> None:
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise _UsageError(f"--timeout must be positive (a finite number of seconds), "
                           f"got {args.timeout}")
+
+
+def _ray_options(args: argparse.Namespace) -> tuple[int | None, str | None]:
+    """``--workers`` and ``--address``, checked (a count, a non-empty address, and
+    Ray installed when either is given)."""
+    workers, address = getattr(args, "workers", None), getattr(args, "address", None)
+    if workers is not None and workers < 1:
+        raise _UsageError(f"--workers must be at least 1, got {workers}")
+    if address is not None and not address.strip():
+        raise _UsageError("--address needs the Ray cluster's HOST:PORT (or auto)")
+    if workers is None and address is None:
+        return None, None
+    if args.concurrency != 1:
+        raise _UsageError("--concurrency is for a match in this process; on Ray each worker "
+                          "plays one game pair at a time (give --workers instead)")
+    try:
+        import ray  # noqa: F401 - only whether it is there
+    except ImportError:
+        raise _UsageError("--workers/--address need Ray: pip install 'damier[train]'") from None
+    return workers, address
 
 
 def _sprt(args: argparse.Namespace) -> SPRT | None:

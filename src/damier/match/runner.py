@@ -41,7 +41,8 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
               shuffle_openings: bool = True, hub_timeout: float = 10.0,
               event: str | None = None, stream: TextIO | None = None,
               sprt: SPRT | None = None,
-              resume: str | os.PathLike[str] | None = None) -> MatchResult:
+              resume: str | os.PathLike[str] | None = None,
+              workers: int | None = None, address: str | None = None) -> MatchResult:
     """Plays ``games`` games between engine A and engine B and returns the result
     from A's point of view (see :mod:`damier.match`).
 
@@ -69,14 +70,22 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
         added; the match starts no new pair once it decides.
     :param resume: a match journal (JSON lines): the games in it are not played
         again, and every game finished now is appended to it.
+    :param workers: play the game pairs as Ray tasks (:mod:`damier.match.distributed`)
+        on a local Ray started with this many workers (one pair at a time each), or,
+        with ``address``, on at most this many workers of the cluster.
+    :param address: play the game pairs as Ray tasks on the Ray cluster at this
+        address (``HOST:PORT``, or ``auto``); engines are started on the workers.
 
     Raises :class:`~damier.match.EngineSpecError` for a bad spec,
     :class:`~damier.match.EngineStartError` when an engine does not start,
     :class:`ValueError` for bad arguments, openings or a journal of another match,
-    :class:`OSError` when the PDN file or the journal cannot be written.
+    :class:`OSError` when the PDN file or the journal cannot be written. With
+    ``workers`` or ``address``: :class:`ImportError` when Ray is not installed,
+    :class:`ConnectionError` when the cluster cannot be reached.
     """
     _check_arguments(games=games, concurrency=concurrency, max_plies=max_plies,
                      movetime=movetime, clock=clock, sprt=sprt)
+    _check_ray_arguments(workers=workers, address=address, concurrency=concurrency)
     if movetime is not None:
         movetime = _check_movetime(movetime)
     if isinstance(clock, str):
@@ -85,14 +94,20 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
     spec_a = parse_engine_spec(engine_a_spec) if isinstance(engine_a_spec, str) else engine_a_spec
     spec_b = parse_engine_spec(engine_b_spec) if isinstance(engine_b_spec, str) else engine_b_spec
     book = _normalize_openings(openings, v)
-    runner = MatchRunner(spec_a, spec_b, games=games, variant=v, book=book,
+    runner_type: type[MatchRunner] = MatchRunner
+    ray_options: dict[str, Any] = {}
+    if workers is not None or address is not None:
+        from damier.match.distributed import RayMatchRunner
+
+        runner_type, ray_options = RayMatchRunner, {"workers": workers, "address": address}
+    runner = runner_type(spec_a, spec_b, games=games, variant=v, book=book,
                          shipped_openings=openings is None, movetime=movetime, clock=clock,
                          concurrency=concurrency, max_plies=max_plies, seed=seed,
                          shuffle_openings=shuffle_openings, hub_timeout=hub_timeout,
                          event=event, sprt=sprt,
                          journal_path=os.fspath(resume) if resume is not None else None,
                          pdn_path=os.fspath(pdn_path) if pdn_path is not None else None,
-                         progress=progress, stream=stream)
+                         progress=progress, stream=stream, **ray_options)
     return runner.run()
 
 
@@ -113,6 +128,18 @@ def _check_arguments(*, games: Any, concurrency: Any, max_plies: int, movetime: 
         if games % 2:
             raise ValueError(f"an SPRT counts game pairs (each opening with both colours): "
                              f"the number of games (the most to play) must be even, got {games}")
+
+
+def _check_ray_arguments(*, workers: Any, address: Any, concurrency: int) -> None:
+    """Raises :class:`ValueError` for ``workers`` and ``address`` that no match takes."""
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                or workers < 1):
+        raise ValueError(f"workers must be at least 1, got {workers!r}")
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise ValueError(f"address must be a Ray address (HOST:PORT or auto), got {address!r}")
+    if (workers is not None or address is not None) and concurrency != 1:
+        raise ValueError("concurrency is for a match in this process: on Ray each worker "
+                         "plays one game pair at a time (give workers instead)")
 
 
 def _check_movetime(movetime: Any) -> float:
@@ -165,7 +192,7 @@ class _Progress:
         self.points += record.score_a
         pct = 100 * self.points / self.done
         score = f"{self.name_a} {self.points:g}/{self.done} ({pct:.1f}%)"
-        result = {"1-0": "1-0", "0-1": "0-1"}.get(record.result, "1/2")
+        result = record.pdn_result
         width = len(str(self.total))
         self.bar.update(score, advance=1, line=(
             f"[{self.done:>{width}}/{self.total}] {record.round:>6}  "
@@ -378,7 +405,7 @@ class MatchRunner:
         referee.event = self.event or f"damier match: {referee.name_a} vs {referee.name_b}"
         return first_a, first_b
 
-    def _open_files(self, first_a: Player, first_b: Player) -> None:
+    def _open_files(self, first_a: Player | None, first_b: Player | None) -> None:
         """Opens the PDN file and the journal (closing the first engines if one fails)."""
         try:
             if self.pdn_path is not None:
