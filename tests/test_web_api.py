@@ -94,7 +94,8 @@ def test_page_and_static_files(client):
 def test_variants(client):
     data = client.get("/api/variants").json()
     names = [v["name"] for v in data["variants"]]
-    assert names == ["international", "english", "russian", "brazilian"]
+    assert names == ["international", "english", "russian", "brazilian", "antidraughts",
+                     "breakthrough"]
     intl = data["variants"][0]
     assert (intl["size"], intl["squares"], intl["initial_fen"]) == (10, 50, "W:W31-50:B1-20")
     assert data["levels"] == list(range(1, 11))

@@ -35,7 +35,16 @@ cdef enum:
     MAXPATH = 24             # longest capture: 20 pieces in International, with room to spare
     MAXMOVES = 2048          # move buffer size of one ply
     MAX_PERFT_DEPTH = 64
-    MAX_VARIANTS = 8         # room in the per-variant tables below (damier.variants.VARIANTS fills them)
+    MAX_VARIANTS = 16        # room in the per-variant tables below (damier.variants.VARIANTS fills them)
+
+# What wins a game: having no legal move loses (GOAL_NORMAL), wins (GOAL_MISERE,
+# antidraughts), or the first king crowned wins (GOAL_CROWN).
+cdef enum:
+    GOAL_NORMAL = 0
+    GOAL_MISERE = 1
+    GOAL_CROWN = 2
+
+_GOALS = ("normal", "misere", "crown")
 
 # Directions: 0 up-left, 1 up-right (towards lower square numbers), 2 down-left, 3 down-right.
 # White men move up (0, 1), Black men move down (2, 3). The opposite of d is 3 - d.
@@ -56,6 +65,7 @@ ctypedef struct Geo:
     int sq_of_bit[64]        # 1-based square number of a bit, 0 for ghosts
     int bit_of_sq[64]        # bit of a 1-based square
     int lone_king_drawish    # the evaluation scales a lone king against <= 3 pieces right down
+    int goal                 # GOAL_NORMAL, GOAL_MISERE (no legal move wins), GOAL_CROWN (crowning wins)
 
 ctypedef struct Pos:
     uint64_t pieces[2]       # [black, white]
@@ -82,7 +92,7 @@ cdef uint64_t ZOBRIST_VARIANT[MAX_VARIANTS]   # keeps the keys of same-sized var
 
 
 cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
-                    int promote_mid, int crown_ends, int lone_king_drawish):
+                    int promote_mid, int crown_ends, int lone_king_drawish, int goal):
     cdef int r = size // 2
     cdef int s, b
     g.variant = variant
@@ -99,6 +109,7 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
     g.promote_mid = promote_mid
     g.crown_ends = crown_ends
     g.lone_king_drawish = lone_king_drawish
+    g.goal = goal
     g.mask = 0
     g.promo[0] = 0
     g.promo[1] = 0
@@ -139,24 +150,29 @@ cdef void _init_tables():
 _init_tables()
 
 _FACT_NAMES = ("size", "flying_kings", "men_capture_backwards", "majority_capture",
-               "promote_during_capture", "crowning_ends_capture", "lone_king_drawish")
+               "promote_during_capture", "crowning_ends_capture", "lone_king_drawish", "goal")
 
 
 def init_variant(int index, int size, *, bint flying_kings, bint men_capture_backwards,
                  bint majority_capture, bint promote_during_capture, bint crowning_ends_capture,
-                 bint lone_king_drawish):
+                 bint lone_king_drawish, str goal="normal"):
     """Fills the core's tables (geometry, rule flags, evaluation tables) of the
     variant with core index ``index``. :mod:`damier.variants` calls it for every
     variant of the registry when it is imported: the core holds no variant facts
     of its own. Calling it again with the same facts does nothing; with other
-    facts it raises :class:`ValueError` (boards may be using the tables)."""
+    facts it raises :class:`ValueError` (boards may be using the tables). ``goal``:
+    ``"normal"`` (no legal move loses), ``"misere"`` (no legal move wins: antidraughts) or
+    ``"crown"`` (the first king crowned wins: breakthrough)."""
     cdef Geo g
     if not 0 <= index < MAX_VARIANTS:
         raise ValueError(f"variant index {index} out of range 0-{MAX_VARIANTS - 1}")
     if size % 2 or not 4 <= size <= 10:
         raise ValueError(f"board size {size} not supported (an even size from 4 to 10)")
+    if goal not in _GOALS:
+        raise ValueError(f"goal must be one of {', '.join(_GOALS)}, got {goal!r}")
     _init_geo(&g, index, size, flying_kings, men_capture_backwards, majority_capture,
-              promote_during_capture, crowning_ends_capture, lone_king_drawish)
+              promote_during_capture, crowning_ends_capture, lone_king_drawish,
+              _GOALS.index(goal))
     if GEOS[index].size:
         if variant_facts(index) != _facts_of(&g):
             raise ValueError(f"variant index {index} is already initialised with other facts")
@@ -169,7 +185,7 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
 cdef dict _facts_of(const Geo* g):
     return dict(zip(_FACT_NAMES, (g.size, bool(g.flying), bool(g.men_back), bool(g.majority),
                                   bool(g.promote_mid), bool(g.crown_ends),
-                                  bool(g.lone_king_drawish))))
+                                  bool(g.lone_king_drawish), _GOALS[g.goal])))
 
 
 def variant_facts(int index):

@@ -145,6 +145,7 @@ cdef extern from *:
 
 cdef EvalTables ETAB[MAX_VARIANTS]
 cdef EvalW* EVALW[MAX_VARIANTS]        # the weights every search uses unless given its own
+cdef EvalW* EVALW_DEFAULT[MAX_VARIANTS]   # each variant's weights before any are loaded
 cdef uint16_t TERN[256]                # bits of an area's 8 squares -> base-3 digits 1
 cdef uint16_t TERN_REV[256]            # the same, the 8 squares in reverse order
 
@@ -236,16 +237,35 @@ cdef void _init_eval_tables(int v):
 
 
 cdef void _default_eval_params(int v):
-    """Material only, until weights are loaded (``set_eval_weights``)."""
+    """Material only, until weights are loaded (``set_eval_weights``); the variants
+    with another goal get hand-set terms (``Geo.goal``)."""
     cdef EvalW* w
-    if EVALW[v] == NULL:
-        EVALW[v] = <EvalW*>calloc(1, sizeof(EvalW))
-    w = EVALW[v]
+    cdef int i
+    if EVALW_DEFAULT[v] == NULL:
+        EVALW_DEFAULT[v] = <EvalW*>calloc(1, sizeof(EvalW))
+    w = EVALW_DEFAULT[v]
+    EVALW[v] = w
     memset(w, 0, sizeof(EvalW))
     w.term[T_MAN][0] = MAN_VALUE << UNIT_SHIFT
     w.term[T_MAN][1] = MAN_VALUE << UNIT_SHIFT
     w.term[T_KING][0] = KING_VALUE << UNIT_SHIFT
     w.term[T_KING][1] = KING_VALUE << UNIT_SHIFT
+    if GEOS[v].goal == GOAL_MISERE:
+        # Antidraughts, hand-set: every piece given away is a step to the goal, and
+        # fewer free moves are closer to having none.
+        for i in (T_MAN, T_KING):
+            w.term[i][0] = -w.term[i][0]
+            w.term[i][1] = -w.term[i][1]
+        w.term[T_MOBILITY][0] = -(4 << UNIT_SHIFT)
+        w.term[T_MOBILITY][1] = -(4 << UNIT_SHIFT)
+    elif GEOS[v].goal == GOAL_CROWN:
+        # Breakthrough, hand-set: the first king wins, so a man's way forward counts most.
+        w.term[T_ADVANCEMENT][0] = 4 << UNIT_SHIFT
+        w.term[T_ADVANCEMENT][1] = 8 << UNIT_SHIFT
+        w.term[T_BREAKTHROUGH][0] = 60 << UNIT_SHIFT
+        w.term[T_BREAKTHROUGH][1] = 60 << UNIT_SHIFT
+        w.term[T_RUNAWAY][0] = 600 << UNIT_SHIFT
+        w.term[T_RUNAWAY][1] = 600 << UNIT_SHIFT
 
 
 cdef inline uint64_t area_bits(const EvalTables* t, uint64_t x) noexcept nogil:
@@ -571,6 +591,16 @@ def set_eval_weights(EvalWeights weights) -> None:
     that has no weights of its own."""
     _loaded_weights[weights.variant_index] = weights
     EVALW[weights.variant_index] = weights.w
+
+
+def reset_eval_weights(int variant_index) -> None:
+    """Goes back to the variant's weights before any were loaded (material only, or the
+    hand-set terms of a variant with another goal), for every search that has no
+    weights of its own."""
+    if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
+        raise ValueError(f"unknown variant index {variant_index}")
+    _loaded_weights[variant_index] = None
+    EVALW[variant_index] = EVALW_DEFAULT[variant_index]
 
 
 def eval_layout(int variant_index) -> dict:

@@ -18,6 +18,8 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
         s.seldepth = ply
     if ply >= MAXPLY - 1 or s.stop:
         return evaluate(s.ev, g, p)
+    if g.goal == GOAL_CROWN and p.kings:
+        return crowned_score(p, ply)
     # After a capture (qply 1 up to the threat search's replies): the king-move
     # count is 0; an endgame class's count may be running, unknown here, so only
     # positions of no counted class are probed.
@@ -28,7 +30,7 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
         return score
     if not can_capture(g, p):
         if count_quiet(g, p) == 0:
-            return -MATE + ply
+            return no_move_score(g, ply)
         if qply < s.sel.threat_plies and ply < MAXPLY - 3:
             return threat_search(s, p, alpha, beta, ply)
         return evaluate(s.ev, g, p)

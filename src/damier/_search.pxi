@@ -105,6 +105,9 @@ cdef inline bint node_decided(Searcher* s, Node* nd, int* score) noexcept nogil:
     endgame rule, the endgame tables' value, a repetition, and mate distance
     pruning (which narrows the window). True and ``score`` when they decide it."""
     cdef int ply = nd.ply
+    if s.g.goal == GOAL_CROWN and nd.p.kings:
+        score[0] = crowned_score(nd.p, ply)
+        return True
     if s.king_draw_plies and nd.rev >= s.king_draw_plies:
         score[0] = DRAW_SCORE
         return True
@@ -394,7 +397,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     nd.order = s.order + ply * MAXMOVES
     nd.n = gen_moves(s.g, p, nd.moves, 0, &overflow)
     if nd.n == 0:
-        return -MATE + ply
+        return no_move_score(s.g, ply)
     nd.ext = 1 if (nd.n == 1 and ply < EXTEND_PLIES and s.sel.single_reply) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE

@@ -405,7 +405,7 @@ cdef class SearchCore:
         cdef uint64_t key = s.keys[s.base]
         cdef int rev = self._rev, ecls = self._ecls, eply = self._eply
         if s.root_n == 0:
-            return (-MATE, -1, [], False)
+            return (no_move_score(s.g, 0), -1, [], False)
         with nogil:
             score = pvs(s, &root, key, alpha, beta, depth, 0, rev, ecls, eply, 1)
         pv = [_move_from_c(s.g, &s.pv[0][i]) for i in range(s.pvlen[0])]

@@ -14,6 +14,18 @@ cdef enum:
     MATE = 31000
     MATE_BOUND = 30000       # |score| above this is a forced win/loss
 
+
+cdef inline int no_move_score(const Geo* g, int ply) noexcept nogil:
+    """The score of a position whose side to move has no legal move: a loss, but a win
+    in antidraughts."""
+    return MATE - ply if g.goal == GOAL_MISERE else -MATE + ply
+
+
+cdef inline int crowned_score(const Pos* p, int ply) noexcept nogil:
+    """Breakthrough: the score of a position with a king, which ended the game: the side
+    that crowned it won (a king of the side to move only in a set-up position)."""
+    return MATE - ply if p.kings & p.pieces[p.turn] else -MATE + ply
+
 # Limits of a search thread.
 cdef enum:
     MAXPLY = 96              # plies from the root (the buffers' depth)

@@ -309,7 +309,8 @@ class Board(CoreBoard):
         >>> outcome.winner == BLACK, outcome.termination.describe(), outcome.result()
         (True, 'no legal move', '0-1')
         """
-        return compute_outcome(self._snapshots, self.rules, self._has_legal_move())
+        return compute_outcome(self._snapshots, self.rules, self._has_legal_move(),
+                               self.variant.goal)
 
     def is_game_over(self) -> bool:
         """Whether the game has ended by any rule."""

@@ -226,11 +226,13 @@ def end_of(outcome: Outcome, board: Board) -> GameEnd:
     'Black wins: no legal move (White cannot move)'
     """
     detail = ""
-    if outcome.termination is Termination.NO_MOVES and outcome.winner is not None:
-        loser = not outcome.winner
-        has_pieces = any(p.color == loser for p in board.piece_map().values())
-        detail = (f"{COLOR_TITLES[loser]} cannot move" if has_pieces
-                  else f"{COLOR_TITLES[loser]} has no pieces left")
+    if (outcome.termination in (Termination.NO_MOVES, Termination.NO_MOVES_WINS)
+            and outcome.winner is not None):
+        stuck = (not outcome.winner if outcome.termination is Termination.NO_MOVES
+                 else outcome.winner)
+        has_pieces = any(p.color == stuck for p in board.piece_map().values())
+        detail = (f"{COLOR_TITLES[stuck]} cannot move" if has_pieces
+                  else f"{COLOR_TITLES[stuck]} has no pieces left")
     return GameEnd(outcome.winner, outcome.termination.describe(board.rules), detail,
                    outcome.termination)
 

@@ -85,6 +85,11 @@ class Termination(enum.Enum):
 
     NO_MOVES = "no_moves"
     """The side to move has no legal move (no pieces left, or all blocked) and loses."""
+    NO_MOVES_WINS = "no_moves_wins"
+    """Antidraughts: the side to move has no legal move (no pieces left, or all blocked)
+    and wins."""
+    CROWNED = "crowned"
+    """Breakthrough: a man was crowned, and its side wins."""
     THREEFOLD_REPETITION = "threefold_repetition"
     """The same position with the same side to move occurred for the third time
     (:attr:`Rules.repetition_limit`)."""
@@ -140,6 +145,10 @@ class Termination(enum.Enum):
         r = rules if rules is not None else Rules()
         if self is Termination.NO_MOVES:
             return "no legal move"
+        if self is Termination.NO_MOVES_WINS:
+            return "no legal move, which wins"
+        if self is Termination.CROWNED:
+            return "first king crowned"
         if self is Termination.THREEFOLD_REPETITION:
             n = r.repetition_limit
             if n is None:
@@ -177,7 +186,8 @@ class Termination(enum.Enum):
 
 _FOLD = {2: "twofold", 3: "threefold", 4: "fourfold", 5: "fivefold"}
 
-_DECISIVE = frozenset({Termination.NO_MOVES, Termination.RESIGNATION, Termination.TIME_FORFEIT})
+_DECISIVE = frozenset({Termination.NO_MOVES, Termination.NO_MOVES_WINS, Termination.CROWNED,
+                       Termination.RESIGNATION, Termination.TIME_FORFEIT})
 _DRAWN = frozenset(
     {
         Termination.THREEFOLD_REPETITION,
@@ -368,7 +378,7 @@ def _king_moves_run_at_least(snapshots: Sequence[Snapshot], plies: int) -> bool:
 
 
 def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules,
-                    has_legal_move: bool) -> Outcome | None:
+                    has_legal_move: bool, goal: str = "normal") -> Outcome | None:
     """The outcome of the game whose positions are ``snapshots``, or None while it goes on.
 
     ``snapshots[0]`` is the game's start position and ``snapshots[-1]`` the
@@ -376,12 +386,24 @@ def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules,
     current position has a legal move. The rules are checked in the order
     given in the module documentation; the first that applies decides.
     Piece-count adjudication, agreement and resignation never come from here
-    (see :func:`adjudicate`).
+    (see :func:`adjudicate`). ``goal`` is the variant's
+    (:attr:`damier.variants.Variant.goal`): in antidraughts (``"misere"``) having no
+    legal move wins; in breakthrough (``"crown"``) a king on the board ended the game,
+    won by its side (the side not to move when both have one, a set-up position only).
     """
     if not snapshots:
         raise ValueError("compute_outcome needs at least the start position")
     cur = snapshots[-1]
+    if goal == "crown" and (cur.white_kings or cur.black_kings):
+        mover_has = cur.white_kings if cur.white_to_move else cur.black_kings
+        other_has = cur.black_kings if cur.white_to_move else cur.white_kings
+        mover = WHITE if cur.white_to_move else BLACK
+        return Outcome(Termination.CROWNED,
+                       winner=mover if mover_has and not other_has else (not mover))
     if not has_legal_move:
+        if goal == "misere":
+            return Outcome(Termination.NO_MOVES_WINS,
+                           winner=WHITE if cur.white_to_move else BLACK)
         return Outcome(Termination.NO_MOVES, winner=BLACK if cur.white_to_move else WHITE)
     # The side not to move has lost every piece: only possible after a huff
     # (English, opt-in), which removes a piece without passing the turn.

@@ -40,6 +40,13 @@ The usual draw rules of each variant, and where they come from:
   are options of :class:`~damier.rules.Rules` (off by default) and the two
   tournament rules can be switched off one by one.
 * Brazilian: the FMJD rules of International draughts.
+* Antidraughts (lidraughts' rules of the variant): International draughts in which a
+  player who cannot move (no pieces left, or all blocked) wins; threefold repetition
+  and the 25-move rule as in International, but no 16-move or 5-move rule.
+* Breakthrough (lidraughts' rules of the variant): International draughts in which the
+  first man to end its move on the far row, crowned, wins (touching it during a capture
+  does nothing); a player who cannot move loses. No draw rule can apply (men never come
+  back, so no position repeats, and there are no kings).
 * English: threefold repetition and the 40-move rule (neither player has moved
   a man or captured during their own last 40 moves, as the English/WCDF
   tournament rules state it); the historical huff rule of the traditional English rules is an
@@ -139,7 +146,14 @@ class Variant:
     peak); Brazilian 6 pieces 53 minutes of CPU time (70 tables, 1.2 GB, 7.5
     GB of memory at the peak)."""
 
+    goal: str = "normal"
+    """What wins: ``"normal"`` (a player with no legal move loses), ``"misere"`` (a player
+    with no legal move wins: antidraughts) or ``"crown"`` (the first player to
+    crown a king wins: breakthrough)."""
+
     def __post_init__(self) -> None:
+        if self.goal not in ("normal", "misere", "crown"):
+            raise ValueError(f"goal must be normal, misere or crown, got {self.goal!r}")
         if len(self.pdn_results) != 3:
             raise ValueError(f"pdn_results must give three results, got {self.pdn_results!r}")
         if not isinstance(self.draw_rules, Rules):
@@ -292,6 +306,56 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         lone_king_drawish=True,
         egdb_build_pieces=6,
     ),
+    Variant(
+        name="antidraughts",
+        title="Antidraughts",
+        aliases=("anti", "losing", "giveaway"),
+        size=10,
+        game_type=98,
+        index=4,
+        white_starts=True,
+        flying_kings=True,
+        men_capture_backwards=True,
+        majority_capture=True,
+        promote_during_capture=False,
+        crowning_ends_capture=False,
+        initial_fen="W:W31-50:B1-20",
+        draw_rules=Rules(sixteen_moves_limit=None, five_moves_limit=None),
+        pdn_results=_FMJD_RESULTS,
+        hub_name="antidraughts",
+        eval_weights_file=None,
+        openings_file=None,
+        puzzles_file=None,
+        book_file=None,
+        lone_king_drawish=False,
+        egdb_build_pieces=2,
+        goal="misere",
+    ),
+    Variant(
+        name="breakthrough",
+        title="Breakthrough",
+        aliases=("bt",),
+        size=10,
+        game_type=96,
+        index=5,
+        white_starts=True,
+        flying_kings=True,
+        men_capture_backwards=True,
+        majority_capture=True,
+        promote_during_capture=False,
+        crowning_ends_capture=False,
+        initial_fen="W:W31-50:B1-20",
+        draw_rules=_FMJD_RULES,
+        pdn_results=_FMJD_RESULTS,
+        hub_name="breakthrough",
+        eval_weights_file=None,
+        openings_file=None,
+        puzzles_file=None,
+        book_file=None,
+        lone_king_drawish=False,
+        egdb_build_pieces=2,
+        goal="crown",
+    ),
 )}
 """The variants, by name, in the order menus list them."""
 
@@ -320,6 +384,7 @@ def _init_core(variant: Variant) -> None:
         promote_during_capture=variant.promote_during_capture,
         crowning_ends_capture=variant.crowning_ends_capture,
         lone_king_drawish=variant.lone_king_drawish,
+        goal=variant.goal,
     )
 
 
@@ -336,7 +401,8 @@ def get_variant(name: str | Variant) -> Variant:
     >>> get_variant("frisian")
     Traceback (most recent call last):
     ...
-    ValueError: unknown variant 'frisian' (choose from: international, english, russian, brazilian)
+    ValueError: unknown variant 'frisian' (choose from: international, english, russian, brazilian,
+    antidraughts, breakthrough)
     """
     if isinstance(name, Variant):
         return name
@@ -363,16 +429,19 @@ def variant_for_game_type(game_type: int) -> Variant:
 
 
 def variant_for_hub_name(name: str) -> Variant | None:
-    """The variant a Hub ``variant`` parameter names (its :attr:`~Variant.hub_name`
-    or its damier name, case-insensitive), or None.
+    """The variant a Hub ``variant`` parameter names (its :attr:`~Variant.hub_name`,
+    its damier name or an alias, case-insensitive: Scan's ``bt`` and ``losing`` too),
+    or None.
 
     >>> variant_for_hub_name("normal").name, variant_for_hub_name("Russian").name
     ('international', 'russian')
+    >>> variant_for_hub_name("bt").name, variant_for_hub_name("losing").name
+    ('breakthrough', 'antidraughts')
     >>> variant_for_hub_name("frisian") is None
     True
     """
     key = name.strip().lower()
     for variant in VARIANTS.values():
-        if key in (variant.hub_name, variant.name):
+        if key in (variant.hub_name, variant.name, *variant.aliases):
             return variant
     return None
