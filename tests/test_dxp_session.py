@@ -342,12 +342,30 @@ def test_out_of_turn_messages_end_the_game(servers: list[_Server]) -> None:
     raw.send(_gamereq(follower="W"))
     assert raw.read().endswith("0")
     assert raw.read().startswith("M")  # the follower's first move
-    raw.send(_gamereq())  # a GAMEREQ in the middle of a game
+    raw.send("A" + "raw".ljust(32) + "0")  # a GAMEACC in the middle of a game
     assert raw.read() == "E00"
     raw.close()
     server.thread.join(30)
     assert followed[0].result == "*"
-    assert "GAMEREQ out of turn" in followed[0].reason
+    assert "GAMEACC out of turn" in followed[0].reason
+
+
+def test_a_new_request_during_a_game_starts_a_new_game(servers: list[_Server]) -> None:
+    followed: list[DxpGame] = []
+    server = _Server(_follower(followed), connections=1)
+    servers.append(server)
+    raw = _Raw(server.port)
+    raw.send(_gamereq(follower="W"))
+    assert raw.read().endswith("0")
+    assert raw.read().startswith("M")
+    raw.send(_gamereq(follower="Z"))  # the initiator starts again, now as White
+    assert raw.read() == "A" + "server".ljust(32) + "0"
+    raw.send(format_message(MoveMessage(0, 32, 28)))
+    assert isinstance(parse_message(raw.read()), MoveMessage)
+    raw.close()
+    server.thread.join(30)
+    assert followed[0].result == "*" and followed[0].reason == "raw asked for a new game"
+    assert followed[1].color == BLACK and len(followed[1].board.move_stack) == 2
 
 
 def test_silent_peer_ends_the_game(servers: list[_Server]) -> None:

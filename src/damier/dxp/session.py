@@ -21,10 +21,12 @@ How this side ends a game:
   GAMEEND itself;
 - a GAMEEND from the other side is answered with this side's own (its reason seen
   from this side: the other's "I lose" is this side's "I win");
-- a message that cannot be read, a message out of turn (a MOVE while this side is to
-  move, a GAMEREQ during a game) or an illegal move ends the game: a log line names
-  the message, this side sends GAMEEND "unknown" with the stop code, and the game is
+- a message that cannot be read, a message out of turn (a GAMEACC during a game, a
+  MOVE when a GAMEEND is due) or an illegal move ends the game: a log line names the
+  message, this side sends GAMEEND "unknown" with the stop code, and the game is
   recorded unfinished (``*``) with that reason;
+- a GAMEREQ during a game (the initiator may start a new game at any time) ends the game
+  unfinished and is answered as the next request;
 - a peer silent beyond its clock (and ``timeout`` seconds more; ``timeout`` alone when
   the game has no clock) ends the game the same way, as a time forfeit when its clock
   has run out; a closed connection ends the game and the connection.
@@ -245,6 +247,9 @@ class DxpSession:
         self.max_plies = max_plies
         self.on_event = on_event
         self._pending_back: list[BackRequest] = []
+        self._following = False
+        self._new_request: GameRequest | None = None
+        """A GAMEREQ that came during a game, answered once the game has ended."""
         self._lock = threading.Lock()
 
     # -- events ---------------------------------------------------------------------------
@@ -306,9 +311,14 @@ class DxpSession:
         connection closes, when a game ends with a stop code, or when no GAMEREQ comes
         within ``wait`` seconds (None: waits for ever)."""
         played = 0
+        self._following = True
         while not self.connection.closed:
+            message: Message
             try:
-                message = self.connection.receive(wait)
+                if self._new_request is not None:
+                    message, self._new_request = self._new_request, None
+                else:
+                    message = self.connection.receive(wait)
             except DxpTimeout:
                 self._event(f"no game request from {self.connection.peer} in {wait:g} s")
                 return
@@ -554,6 +564,13 @@ class DxpSession:
         self._send_end(game, GameEnd.UNKNOWN, stop=stop)
 
     def _protocol_error(self, game: DxpGame, message: Message, expected: str) -> NoReturn:
+        if isinstance(message, GameRequest) and self._following:
+            # The initiator may start a new game at any time (DXP layer 2): this one
+            # ends unfinished and the request is answered next.
+            self._new_request = message
+            game.finished, game.winner = False, None
+            game.reason = f"{game.peer} asked for a new game"
+            raise _GameOver
         text = format_message(message)
         self._event(f"{message.KIND} out of turn from {game.peer} ({text!r}): {expected}")
         self._unfinished(game, f"{game.peer} sent {message.KIND} out of turn ({expected})")
