@@ -587,6 +587,9 @@ def test_two_browsers_play_by_link_while_a_third_only_watches(browser, server, p
     watcher_ctx, watcher = new_context_page(browser)
     try:
         friend.goto(link)
+        friend.wait_for_selector("#dlg-name[open]")   # the joiner is asked for a name once
+        friend.fill("#name-input", "Bob")
+        friend.click("#name-ok")
         friend.wait_for_function("(id) => damierApp.game && damierApp.game.id === id "
                                  "&& damierApp.you && damierApp.you.seats.includes('black')",
                                  arg=gid)

@@ -55,7 +55,8 @@ def test_two_people_play_by_link_and_a_third_only_watches(app, alice):
     game = r.json()
     gid, invite = game["id"], game["you"]["invite"]
     assert game["open_seat"] == "black" and game["two_players"]
-    assert game["white"] == "You" and game["black"] == "Friend"
+    # no names given: the colours' (test_web_players.py has the players' own names)
+    assert game["white"] == "White" and game["black"] == "Black"
     bob, carol = browser(app), browser(app)
     try:
         # before bob comes, nobody may play black, not even the creator

@@ -7,17 +7,24 @@ Routes (every error is JSON ``{"error": "...", "status": N, ...}``):
 ``GET /api/variants``                       the variants and their boards
 ``GET /api/games``                          past games, most recent first (``limit``, ``offset``)
 ``POST /api/games``                         a new game: ``{"variant", "color", "level", "fen",
-                                            "clock": "5+3", "opponent": "engine"|"friend"}``
+                                            "clock": "5+3", "opponent": "engine"|"friend",
+                                            "name"}`` (``name``: the person's)
 ``GET /api/games/{id}``                     a game: FEN, legal moves, move list, outcome...
 ``DELETE /api/games/{id}``                  forgets a game
 ``POST /api/games/{id}/move``               ``{"move": "32-28"}`` or ``{"from", "to", "path"}``
-``POST /api/games/{id}/join``               ``{"invite": secret}``: takes a friend's open seat
+``POST /api/games/{id}/join``               ``{"invite": secret, "name"}``: takes a friend's
+                                            open seat
 ``POST /api/games/{id}/undo``               ``{"count": n}`` (default: back to the person's turn)
 ``POST /api/games/{id}/redo``               ``{"count": n}`` (default 1)
 ``POST /api/games/{id}/line``               ``{"moves": [...]}``: replaces the move list
 ``POST /api/games/{id}/resign``             ``{"color": "white"}`` (default: the person's colour)
 ``POST /api/games/{id}/draw``               a draw offer; the engine accepts or declines
 ``POST /api/games/{id}/go``                 the engine plays the side to move now
+``POST /api/games/{id}/rematch``            a rematch, colours swapped (``{"decline"}``);
+                                            between two people an offer, then its acceptance
+``POST /api/games/{id}/takeback``           between two people: asks to take one's last move
+                                            back, or ``{"answer": "accept"|"decline"}``
+``POST /api/games/{id}/chat``               ``{"text": ...}``: a message to the other player
 ``GET /api/games/{id}/tree``                an imported game's tree of variations (a state
                                             leaves one of over 400 nodes out: its
                                             ``tree_key`` says when it changed)
@@ -57,11 +64,11 @@ from starlette.staticfiles import StaticFiles
 from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
 from damier.web.security import Guard
 from damier.web.storage import GameStore
-from damier.web.games import (check_position, create_game, delete_game, delete_report,
-                              export_pdn, get_game, get_report, get_tree, go, import_games,
-                              join_game,
-                              list_games, offer_draw, play_move, redo, resign, set_line,
-                              start_report, undo, variants)
+from damier.web.games import (chat, check_position, create_game, delete_game,
+                              delete_report, export_pdn, get_game, get_report, get_tree, go,
+                              import_games, join_game, list_games, offer_draw, play_move,
+                              rematch, redo, resign, set_line, start_report, takeback, undo,
+                              variants)
 from damier.web.live import (ANALYSIS_SECONDS, DEFAULT_ENGINES, DEFAULT_HASH_MB,
                              GAMES_PER_MINUTE, REPORT_DEPTH, REPORT_MAX_DEPTH,
                              REPORT_MAX_MOVETIME, REPORT_MOVETIME, LiveGames)
@@ -115,6 +122,9 @@ ROUTES: list[BaseRoute] = [
     Route("/api/games/{game_id}/resign", resign, methods=["POST"]),
     Route("/api/games/{game_id}/draw", offer_draw, methods=["POST"]),
     Route("/api/games/{game_id}/go", go, methods=["POST"]),
+    Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
+    Route("/api/games/{game_id}/takeback", takeback, methods=["POST"]),
+    Route("/api/games/{game_id}/chat", chat, methods=["POST"]),
     Route("/api/games/{game_id}/tree", get_tree, methods=["GET"]),
     Route("/api/games/{game_id}/pdn", export_pdn, methods=["GET"]),
     Route("/api/games/{game_id}/analysis", start_report, methods=["POST"]),

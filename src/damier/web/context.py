@@ -8,12 +8,13 @@ connection).
 from __future__ import annotations
 
 import logging
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
 from damier.web.access import (Viewer, adopt, is_local, viewer_of)
 from damier.web.engines import (Client, PoolBusy)
-from damier.web.session import (ApiError, storage_error)
+from damier.web.session import (ApiError, clean_name, storage_error)
 from damier.web.storage import StorageError
 from damier.web.live import LiveGame, LiveGames
 
@@ -77,6 +78,28 @@ def local(conn: "Request | WebSocket") -> bool:
     return is_local(conn.client.host if conn.client else None)
 
 
+NAME_COOKIE = "damier_name"
+"""The cookie in which the page keeps the person's name (asked once; not a secret)."""
+
+
+def name_of(conn: "Request | WebSocket", data: dict[str, Any]) -> str | None:
+    """The person's name: the request's ``name`` field (refused with 400 when it is not
+    a good name, :func:`damier.web.session.clean_name`), else the name cookie's
+    (ignored when it is not a good name), else None."""
+    given = data.get("name")
+    if given is not None:
+        if not isinstance(given, str):
+            raise ApiError(400, "name must be a string", field="name")
+        return clean_name(given)
+    cookie = conn.cookies.get(NAME_COOKIE)
+    if not cookie or len(cookie) > 400:
+        return None
+    try:
+        return clean_name(urllib.parse.unquote(cookie, errors="strict"))
+    except (ApiError, UnicodeDecodeError):
+        return None
+
+
 def viewer(conn: "Request | WebSocket", live: LiveGame) -> Viewer:
     return viewer_of(live.session.record, player(conn), local=local(conn))
 
@@ -101,10 +124,22 @@ def no_takebacks(live: LiveGame, what: str) -> None:
                        kind="two_players")
 
 
+def players_only(v: Viewer, live: LiveGame) -> dict[str, Any]:
+    """What only the players of a game between two people see in its state: their
+    ``chat`` (nothing for spectators, nor in other games)."""
+    if v.seats and live.session.two_players():
+        try:
+            return {"chat": live.chat()}
+        except StorageError as err:   # the game still shows; its chat comes back later
+            log.warning("chat of game %s not read: %s", live.session.id, err)
+    return {}
+
+
 def with_viewer(state: dict[str, Any], v: Viewer, live: LiveGame | None = None
                 ) -> dict[str, Any]:
     you = v.as_json()
     if live is not None and v.owner and live.session.record.invite is not None:
         # only the owner sees the invitation (the friend's seat is still open)
         you["invite"] = live.session.record.invite
-    return {**state, "you": you}
+    extra = players_only(v, live) if live is not None else {}
+    return {**state, **extra, "you": you}

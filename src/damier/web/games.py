@@ -7,7 +7,9 @@ reports; a FEN check. Each is a module-level handler (see :mod:`damier.web.conte
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
+import math
 import time
 
 from damier.board import Board
@@ -15,15 +17,16 @@ from damier.errors import InvalidFenError
 from damier.game import parse_time_control
 from damier.piece import BLACK, WHITE
 from damier.variants import get_variant
-from damier.web.access import (require_owner, require_player,
+from damier.web.access import (Viewer, require_owner, require_player,
                                require_seat)
 from damier.web.session import (HUMAN_CHOICES, MAX_PLIES, ApiError, GameSession, all_variants,
                                 capture_explanation, color_name, import_pdn, move_info,
                                 variant_info)
-from damier.web.context import (allow, api, client_of, game_id, games_of, local, no_takebacks,
-                                ok, player, viewer, with_viewer)
-from damier.web.live import (REPORT_MAX_DEPTH, REPORT_MAX_MOVETIME,
-                             REPORT_MIN_MOVETIME)
+from damier.web.context import (allow, api, client_of, game_id, games_of, local, name_of,
+                                no_takebacks, ok, player, viewer, with_viewer)
+from damier.web.live import (CHAT_LENGTH, REPORT_MAX_DEPTH, REPORT_MAX_MOVETIME,
+                             REPORT_MIN_MOVETIME, LiveGame)
+from damier.web.storage import GameDeletedError
 from damier.web.parsing import (IMPORT_LIMIT, JSON_LIMIT, MOVE_TEXT_LIMIT, ascii_int, get_int,
                                 get_seconds, get_str, move_spec, read_body, read_json)
 
@@ -67,9 +70,10 @@ async def list_games(request: Request) -> Response:
 async def create_game(request: Request) -> Response:
     live_games = games_of(request)
     data = await read_json(request, ("variant", "color", "level", "fen", "white", "black",
-                                     "clock", "opponent"))
+                                     "clock", "opponent", "name"))
     color = get_str(data, "color", "white", choices=HUMAN_CHOICES)
     opponent = get_str(data, "opponent", "engine", choices=("engine", "friend"))
+    name = name_of(request, data)
     clock_text = get_str(data, "clock", None, max_len=40)
     clock = None
     if clock_text:
@@ -82,17 +86,20 @@ async def create_game(request: Request) -> Response:
                        field="color")
     live_games.check_new_game(client_of(request), local=local(request),
                               autoplay=opponent == "engine" and color == "none")
+    # the names: the person's own (or, between two people, the colour's until the
+    # friend comes and gives theirs); the engine's seat is named by its level
+    names: dict[str, str | None] = {"white": None, "black": None}
+    if opponent == "friend":
+        names = {"white": "White", "black": "Black"}
+    if color in ("white", "black") and (name or opponent == "friend"):
+        names[color] = name or color.title()
     session = GameSession.create(
         live_games.store, variant=get_str(data, "variant", "international", max_len=40),
         human="both" if opponent == "friend" else color,
         level=get_int(data, "level", 5, lo=1, hi=10),
         fen=get_str(data, "fen", None, max_len=400) or None,
-        white=get_str(data, "white", None, max_len=100)
-        or ("You" if opponent == "friend" and color == "white" else
-            "Friend" if opponent == "friend" else None),
-        black=get_str(data, "black", None, max_len=100)
-        or ("You" if opponent == "friend" and color == "black" else
-            "Friend" if opponent == "friend" else None),
+        white=get_str(data, "white", None, max_len=100) or names["white"],
+        black=get_str(data, "black", None, max_len=100) or names["black"],
         owner=player(request), clock=clock)
     if opponent == "friend":
         session.invite_friend("black" if color == "white" else "white")
@@ -105,13 +112,14 @@ async def create_game(request: Request) -> Response:
 async def join_game(request: Request) -> Response:
     live_games = games_of(request)
     live = live_games.get(game_id(request))
-    data = await read_json(request, ("invite",))
+    data = await read_json(request, ("invite", "name"))
     token = get_str(data, "invite", None, max_len=100)
     if not token:
         raise ApiError(400, "invite is required: the secret of the invitation link",
                        field="invite")
+    name = name_of(request, data)
     async with live.lock:
-        color = live.session.join(player(request), token)
+        color = live.session.join(player(request), token, name)
         state = live_games.changed(live, joined=color)
     return ok({"joined": color, "game": with_viewer(state, viewer(request, live), live)})
 
@@ -155,6 +163,7 @@ async def play_move(request: Request) -> Response:
             live_games.changed(live)
             raise ApiError(409, "the game is over: time is up", kind="game_over")
         played = live.session.play(spec)
+        live.takeback_offer = None    # the position changed: a pending request lapses
         live.session.start_clock()
         live.stop_engines()
         await live_games.warm_tree(live)
@@ -302,6 +311,178 @@ async def go(request: Request) -> Response:
     if not live_games.maybe_start_engine(live, force=True) and not live.thinking:
         raise ApiError(409, "the engine cannot move now")
     return ok({"game": with_viewer(live.state(), viewer(request, live), live)})
+
+
+def _my_seat(v: Viewer, what: str) -> str:
+    """The one seat of ``v`` in a game between two people (403 otherwise)."""
+    if len(v.seats) != 1:
+        raise ApiError(403, f"only the two players may {what}", kind="forbidden")
+    return next(iter(v.seats))
+
+
+def _other(color: str) -> str:
+    return "black" if color == "white" else "white"
+
+
+@api
+async def rematch(request: Request) -> Response:
+    """A rematch: the same variant, start position, level and clock, the colours
+    swapped. Against the engine it starts at once; between two people the first
+    player's call offers it and the opponent's call accepts it (``{"decline": true}``
+    withdraws or declines the offer). The pages watching the old game hear
+    ``{"type": "rematch", "game": id}``."""
+    live_games = games_of(request)
+    live = live_games.get(game_id(request))
+    data = await read_json(request, ("decline",))
+    decline = data.get("decline", False)
+    if not isinstance(decline, bool):
+        raise ApiError(400, "decline must be true or false", field="decline")
+    v = allow(request, live, require_player, "ask for a rematch")
+    session = live.session
+    rec = session.record
+    async with live.lock:
+        if live.rematch_game is not None:   # made already: the same one for both
+            try:
+                made = live_games.get(live.rematch_game)
+            except ApiError:
+                made = None                 # deleted since: another may be made
+            if made is not None:
+                if decline:
+                    raise ApiError(409, "the rematch has started already",
+                                   kind="rematch_started")
+                return ok({"rematch": made.session.id,
+                           "game": with_viewer(made.state(), viewer(request, made), made)})
+        if rec.pdn is not None:
+            raise ApiError(409, "an imported game has no rematch", kind="no_rematch")
+        if not session.is_over():
+            raise ApiError(409, "the game is not over yet: a rematch comes after it",
+                           kind="not_over")
+        if session.two_players():
+            if rec.invite is not None:
+                raise ApiError(409, "your friend never joined this game: there is nobody to "
+                               "play a rematch with", kind="no_rematch")
+            me = _my_seat(v, "ask for a rematch")
+            if decline:
+                live.rematch_offer = None
+                state = live_games.changed(live, rematch={"declined_by": me})
+                return ok({"rematch": None, "game": with_viewer(state, v, live)})
+            if live.rematch_offer != _other(me):
+                live.rematch_offer = me
+                state = live_games.changed(live, rematch={"offered_by": me})
+                return ok({"rematch": None, "offered": True,
+                           "game": with_viewer(state, v, live)})
+            seats: tuple[str | None, str | None] | None = (rec.black_player, rec.white_player)
+            human = "both"
+        else:
+            if decline:
+                raise ApiError(409, "there is no rematch offer to decline", kind="no_rematch")
+            seats = None
+            human = {"white": "black", "black": "white"}.get(rec.human, rec.human)
+        live_games.check_new_game(client_of(request), local=local(request),
+                                  autoplay=human == "none")
+        clock = (None if rec.clock_initial is None else
+                 (rec.clock_initial, rec.clock_increment or 0.0))
+        new = GameSession.create(live_games.store, variant=rec.variant, human=human,
+                                 level=rec.level, fen=rec.start_fen, white=rec.black,
+                                 black=rec.white, owner=rec.owner or v.player, clock=clock,
+                                 seats=seats)
+        new_live = live_games.add(new)
+        live_games.set_rematch(live, new.id)
+        new_state = live_games.changed(new_live)
+        live_games.changed(live)
+        live.broadcast({"type": "rematch", "game": new.id})
+    return ok({"rematch": new.id,
+               "game": with_viewer(new_state, viewer(request, new_live), new_live)}, 201)
+
+
+def _plies_back(live: LiveGame, color: str) -> int:
+    """The plies to take back so that ``color``'s last move is unplayed (and the
+    opponent's reply with it): 0 when ``color`` has not moved."""
+    game = live.session.game
+    plies = len(game.plies)
+    back = 2 if color_name(game.board.turn) == color else 1
+    return back if plies >= back else 0
+
+
+@api
+async def takeback(request: Request) -> Response:
+    """Between two people: asks the opponent to take one's last move back, or answers
+    the opponent's request (``{"answer": "accept"}`` or ``"decline"``). Accepted, the
+    asker's last move (and the reply to it) is taken back; a move lets the request
+    lapse; asking when the opponent asked too accepts."""
+    live_games = games_of(request)
+    live = live_games.get(game_id(request))
+    data = await read_json(request, ("answer",))
+    answer = get_str(data, "answer", None, choices=("accept", "decline"))
+    v = allow(request, live, require_player, "ask to take a move back")
+    session = live.session
+    if not session.two_players():
+        raise ApiError(409, "take-back requests are for games between two people: use Undo",
+                       kind="not_two_players")
+    me = _my_seat(v, "ask to take a move back")
+    async with live.lock:
+        if session.is_over():
+            raise ApiError(409, "the game is over: no move can be taken back",
+                           kind="game_over")
+        if answer is None and live.takeback_offer != _other(me):
+            if not _plies_back(live, me):
+                raise ApiError(409, "you have not moved yet: there is nothing to take back",
+                               kind="nothing_to_take_back")
+            live.takeback_offer = me
+            state = live_games.changed(live, takeback={"offered_by": me})
+            return ok({"taken_back": 0, "offered": True, "game": with_viewer(state, v, live)})
+        if live.takeback_offer != _other(me):
+            raise ApiError(409, "your opponent has not asked to take a move back",
+                           kind="no_takeback_request")
+        live.takeback_offer = None
+        if answer == "decline":
+            state = live_games.changed(live, takeback={"declined_by": me})
+            return ok({"taken_back": 0, "game": with_viewer(state, v, live)})
+        live.stop_engines()
+        back = _plies_back(live, _other(me))
+        taken = session.undo(back) if back else 0
+        await live_games.warm_tree(live)
+        state = live_games.changed(live, takeback={"accepted_by": me, "plies": taken})
+    return ok({"taken_back": taken, "game": with_viewer(state, v, live)})
+
+
+@api
+async def chat(request: Request) -> Response:
+    """A chat message between the two players of a game (``{"text": ...}``): one line
+    of at most :data:`~damier.web.live.CHAT_LENGTH` characters, no control characters;
+    a few a minute (429 beyond). Only the players' pages get it (``{"type": "chat"}``
+    over the WebSocket, and the game's ``chat`` list); spectators never do."""
+    live_games = games_of(request)
+    live = live_games.get(game_id(request))
+    data = await read_json(request, ("text",))
+    raw = get_str(data, "text", None, max_len=4 * CHAT_LENGTH)
+    v = allow(request, live, require_player, "chat")
+    if not live.session.two_players():
+        raise ApiError(409, "chat is for games between two people", kind="not_two_players")
+    me = _my_seat(v, "chat")
+    text = " ".join((raw or "").split())
+    if not text:
+        raise ApiError(400, "text is required: the message to send", field="text")
+    if len(text) > CHAT_LENGTH:
+        raise ApiError(400, f"the message is too long: {len(text)} characters (at most "
+                       f"{CHAT_LENGTH})", field="text")
+    if not text.isprintable():
+        raise ApiError(400, "the message holds control characters", field="text")
+    wait = live_games.chat_limit.take(v.player)
+    if wait:
+        seconds = math.ceil(wait)
+        raise ApiError(429, f"too many messages: wait {seconds} second"
+                       f"{'s' if seconds != 1 else ''}", kind="rate_limited",
+                       retry_after=seconds)
+    rec = live.session.record
+    try:
+        message = live.add_chat({
+            "color": me, "name": rec.white if me == "white" else rec.black, "text": text,
+            "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
+    except GameDeletedError:
+        raise ApiError(410, "the game was deleted", kind="deleted") from None
+    live.broadcast({"type": "chat", "players_only": True, "message": message})
+    return ok({"message": message}, 201)
 
 
 @api

@@ -23,6 +23,7 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -30,6 +31,7 @@ from damier._core import Move
 from damier.board import Board
 from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
 from damier.engine import LEVELS, Engine, SearchInfo, SearchResult, format_score
+from damier.engine_types import MATE_THRESHOLD
 from damier.errors import InvalidFenError
 from damier.piece import WHITE
 from damier.web.engines import (SLICE_SECONDS, Client, EnginePool, Job, JobStopped, PoolBusy,
@@ -82,6 +84,16 @@ one is sent by ``GET /api/games/{id}/tree`` only (the state says its ``tree_key`
 a move does not send megabytes to every page watching."""
 MAX_REPORTS = 2
 """Game reports running at once on the server (each holds a worker thread)."""
+MAX_REMATCHES = 10_000
+"""Rematch links (old game, new game) kept in memory."""
+CHAT_HISTORY = 100
+"""Chat messages a game keeps (the oldest go first)."""
+CHAT_LENGTH = 300
+"""The longest chat message, in characters."""
+CHAT_PER_MINUTE = 20
+CHAT_BURST = 5
+"""Chat messages one player may send: :data:`CHAT_BURST` at once, then
+:data:`CHAT_PER_MINUTE` a minute."""
 DEFAULT_MOVETIME = {number: level.movetime for number, level in LEVELS.items()}
 """Seconds the engine may think per move, by level (:data:`damier.engine.LEVELS`; lower
 levels also stop at a depth)."""
@@ -175,6 +187,14 @@ class LiveGame:
         self._report_info: dict[str, Any] | None | bool = False  # False: not read yet
         self.flag_timer: asyncio.TimerHandle | None = None
         self._tree_json: tuple[str, bytes] | None = None
+        # between two people: pending offers (kept in memory only, as draw offers are)
+        self.rematch_offer: str | None = None
+        """The colour whose player offers a rematch (the opponent may accept it)."""
+        self.rematch_game: str | None = None
+        """The id of the rematch, once it was made."""
+        self.takeback_offer: str | None = None
+        """The colour whose player asks to take their last move back (a move cancels it)."""
+        self._chat: list[dict[str, Any]] | None = None   # None: not read yet
 
     @property
     def thinking(self) -> bool:
@@ -206,6 +226,21 @@ class LiveGame:
             self._report_info = self.session.store.report_info(self.session.id)
         return self._report_info  # type: ignore[return-value]
 
+    def chat(self) -> list[dict[str, Any]]:
+        """The players' chat messages (the latest :data:`CHAT_HISTORY`; read from the
+        store once)."""
+        if self._chat is None:
+            self._chat = self.session.store.chat(self.session.id)
+        return list(self._chat)
+
+    def add_chat(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Stores a chat message (numbered by the store) and returns it as stored."""
+        messages = self.chat()
+        number = self.session.store.add_chat(self.session.id, message, keep=CHAT_HISTORY)
+        stored = {**message, "id": number}
+        self._chat = (messages + [stored])[-CHAT_HISTORY:]
+        return stored
+
     def forget_report_info(self) -> None:
         self._report_info = False
 
@@ -234,12 +269,16 @@ class LiveGame:
         state["draw_offer"] = None if game.draw_offer is None else color_name(game.draw_offer)
         rec = self.session.record
         state["two_players"] = self.session.two_players()
+        over = state["over"]
+        state["rematch"] = {"offer": self.rematch_offer if over else None,
+                            "game": self.rematch_game}
+        state["takeback_offer"] = None if over else self.takeback_offer
         state["open_seat"] = (None if rec.invite is None else
                               "white" if rec.white_player is None else "black")
         state["version"] = next_version()
         tree = state.get("tree")
         if tree is not None:
-            key = tree_key(rec.moves)
+            key = tree_key(rec.moves, rec.redo)
             state["tree_key"] = key
             state["tree_nodes"] = len(tree)
             if len(tree) > INLINE_TREE_NODES:   # the page asks for it: GET .../tree
@@ -249,7 +288,7 @@ class LiveGame:
     def tree_json(self) -> tuple[str, bytes]:
         """The imported game's tree as JSON (``{"key", "tree"}``), encoded once per move
         list: every page watching the game gets the same bytes."""
-        key = tree_key(self.session.record.moves)
+        key = tree_key(self.session.record.moves, self.session.record.redo)
         cached = self._tree_json
         if cached is not None and cached[0] == key:
             return cached
@@ -263,13 +302,59 @@ class LiveGame:
                 and not self.reporting)
 
 
+MAX_FORCED_PLIES = 20
+"""The most forced moves (positions with one legal move) that an analysis plays
+through before it searches."""
+
+
+def past_forced_moves(board: Board) -> tuple[list[Move], Board]:
+    """The moves of ``board``'s position while each has a single legal move (at most
+    :data:`MAX_FORCED_PLIES`), and the position after them, where a choice comes;
+    ``([], board)`` when the game ends on the way (the search of ``board`` itself
+    then knows the result at once).
+
+    >>> forced, after = past_forced_moves(Board("W:W38:B33,3"))
+    >>> [str(m) for m in forced], len(after.legal_moves) > 1
+    (['38x29'], True)
+    """
+    searched = board.copy()
+    forced: list[Move] = []
+    while len(forced) < MAX_FORCED_PLIES:
+        moves = searched.legal_moves
+        if len(moves) != 1 or searched.outcome() is not None:
+            break
+        searched.push(moves[0])
+        forced.append(moves[0])
+    if not searched.legal_moves or searched.outcome() is not None:
+        return [], board
+    return forced, searched
+
+
+def score_before(score: int, plies: int) -> int:
+    """The score ``score`` of a position (its side to move's view) seen ``plies`` plies
+    earlier, from the side to move there: negated each ply, a win or a loss one ply
+    further away each ply.
+
+    >>> score_before(35, 1), score_before(35, 2)
+    (-35, 35)
+    >>> from damier.engine_types import MATE_SCORE
+    >>> format_score(score_before(MATE_SCORE - 3, 1))
+    'loss in 4'
+    """
+    for _ in range(plies):
+        score = -score + (1 if score > MATE_THRESHOLD else -1 if score < -MATE_THRESHOLD else 0)
+    return score
+
+
 _versions = itertools.count(time.time_ns() // 1000)
 
 
-def tree_key(moves: list[str]) -> str:
-    """A short name of an imported game's tree with the moves ``moves`` merged in (the
-    tree changes with them): the page asks for the tree again when it changes."""
-    return hashlib.blake2b(json.dumps(moves).encode(), digest_size=8).hexdigest()
+def tree_key(moves: Sequence[str], redo: Sequence[str] = ()) -> str:
+    """A short name of an imported game's tree with the moves ``moves`` (and the moves
+    ``redo`` would replay) merged in (the tree changes with them): the page asks for the
+    tree again when it changes."""
+    text = json.dumps([list(moves), list(redo)])
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 def next_version() -> int:
@@ -303,6 +388,10 @@ class LiveGames:
                                        burst=ADDRESS_GAMES_PER_MINUTE)
         self.sockets = 0
         self.player_sockets: collections.Counter[str] = collections.Counter()
+        self.chat_limit = RateLimit(per_minute=CHAT_PER_MINUTE, burst=CHAT_BURST)
+        self.rematches: collections.OrderedDict[str, str] = collections.OrderedDict()
+        """The rematch of each game that had one (the latest :data:`MAX_REMATCHES`, in
+        memory: a game that leaves memory and comes back still knows it)."""
 
     def check_new_game(self, client: Client, *, local: bool, autoplay: bool = False) -> None:
         """Refuses (429) a new game beyond the client's limits: :data:`GAMES_PER_MINUTE`
@@ -337,6 +426,7 @@ class LiveGames:
             if len(game_id) > 64:
                 raise ApiError(404, "no game with that id")
             live = LiveGame(GameSession.load(self.store, game_id))
+            live.rematch_game = self.rematches.get(game_id)
             self.games[game_id] = live
             self._evict()
             try:
@@ -346,6 +436,14 @@ class LiveGames:
             self.watch_flag(live)
         live.last_used = time.monotonic()
         return live
+
+    def set_rematch(self, live: LiveGame, rematch: str) -> None:
+        """Records ``rematch`` as the id of the rematch of ``live``'s game."""
+        live.rematch_game = rematch
+        live.rematch_offer = None
+        self.rematches[live.session.id] = rematch
+        while len(self.rematches) > MAX_REMATCHES:
+            self.rematches.popitem(last=False)
 
     def add(self, session: GameSession) -> LiveGame:
         live = LiveGame(session)
@@ -595,6 +693,11 @@ class LiveGames:
         last_depth = 0
         verdict = self.pool.egdb_verdict(board) if legal else None
         database = verdict.text() if verdict is not None else None
+        # one legal move (a forced capture, say): the engine answers such a position at
+        # once, at depth 1, so the search starts after the forced moves and each line
+        # shows them first
+        forced, searched = past_forced_moves(board) if len(legal) == 1 else ([], board)
+        lines_asked = 1 if forced else multipv
         try:
             if not legal:
                 send({"type": "analysis", "fen": fen, "ply": ply, "depth": 0, "lines": [],
@@ -608,8 +711,8 @@ class LiveGames:
 
                 def run(engine: Engine, depth: int = depth, left: float = left
                         ) -> list[SearchResult]:
-                    return engine.search_lines(board, multipv, depth=depth, movetime=left,
-                                          info=job.watch(engine))
+                    return engine.search_lines(searched, lines_asked, depth=depth,
+                                               movetime=left, info=job.watch(engine))
 
                 # a depth that runs long gives its engine up when another client waits,
                 # and asks again (at the back of the queue)
@@ -621,13 +724,16 @@ class LiveGames:
                     break
                 lines = []
                 for r in results:
-                    ws = white_score(r.score, board.turn)
-                    lines.append({"score": r.score, "white_score": ws,
-                                  "score_text": format_score(ws), "depth": r.depth,
-                                  "pv": pv_texts(board, r.pv),
-                                  "move": move_info(r.best_move, legal) if r.best_move else None})
-                last_depth = depth
-                send({"type": "analysis", "fen": fen, "ply": ply, "depth": depth,
+                    score = score_before(r.score, len(forced))
+                    ws = white_score(score, board.turn)
+                    pv = forced + list(r.pv)
+                    lines.append({"score": score, "white_score": ws,
+                                  "score_text": format_score(ws),
+                                  "depth": r.depth + len(forced),
+                                  "pv": pv_texts(board, pv),
+                                  "move": move_info(pv[0], legal) if pv else None})
+                last_depth = depth + len(forced)
+                send({"type": "analysis", "fen": fen, "ply": ply, "depth": last_depth,
                       "nodes": sum(r.nodes for r in results), "lines": lines, "done": False,
                       "database": database})
                 if all(r.is_win or r.is_loss for r in results[:1]) and depth >= 12:

@@ -64,7 +64,7 @@ from damier.web.storage import (GameDeletedError, GameStore, StaleGameError, Sto
 
 __all__ = ["ApiError", "GameSession", "PlayedMove", "HUMAN_CHOICES", "variant_info",
            "move_info", "capture_explanation", "import_pdn", "check_text", "storage_error",
-           "tree_size", "MAX_PLIES", "MAX_TREE_NODES"]
+           "tree_size", "clean_name", "MAX_PLIES", "MAX_TREE_NODES", "MAX_NAME_LENGTH"]
 
 HUMAN_CHOICES = SEATS
 """Who the person plays: one colour (the engine plays the other), ``both``
@@ -78,6 +78,10 @@ MAX_TREE_NODES = 5000
 """The most moves an imported game may hold, its main line and all its variations
 together: the page is sent the whole tree (:meth:`GameSession.tree`), so a bigger one
 is refused at import (a tree of this size is about 1.4 MB of JSON)."""
+
+
+MAX_NAME_LENGTH = 40
+"""The longest player name (a person's name in a game, and in its PDN tags)."""
 
 
 class ApiError(Exception):
@@ -120,6 +124,32 @@ def check_text(value: str | None, field: str) -> None:
         shown = ascii(value[err.start])[1:-1]
         raise ApiError(400, f"{field} is not valid text: it holds an unpaired surrogate "
                        f"({shown} at character {err.start + 1})", field=field) from None
+
+
+def clean_name(value: str, field: str = "name") -> str:
+    """A player's name as given (``field`` names it in errors): spaces at the ends
+    dropped and runs of spaces made one; refused (400) when empty, longer than
+    :data:`MAX_NAME_LENGTH` characters, or holding a control character, a quote or a
+    bracket (the name goes into PDN tags such as ``[White "..."]``).
+
+    >>> clean_name("  Zoë   van  Dam ")
+    'Zoë van Dam'
+    >>> clean_name('Eve "root" ]')
+    Traceback (most recent call last):
+    ...
+    damier.web.session.ApiError: name may not hold control characters, quotes or brackets
+    """
+    check_text(value, field)
+    name = " ".join(value.split())
+    if not name:
+        raise ApiError(400, f"{field} is empty: give a name", field=field)
+    if len(name) > MAX_NAME_LENGTH:
+        raise ApiError(400, f"{field} is too long: {len(name)} characters (at most "
+                       f"{MAX_NAME_LENGTH})", field=field)
+    if any(not c.isprintable() or c in '"[]{}\\' for c in name):
+        raise ApiError(400, f"{field} may not hold control characters, quotes or brackets",
+                       field=field)
+    return name
 
 
 def color_name(color: bool) -> str:
@@ -275,10 +305,12 @@ class GameSession:
     def create(cls, store: GameStore, *, variant: str = "international", human: str = "white",
                level: int = 5, fen: str | None = None, white: str | None = None,
                black: str | None = None, owner: str | None = None,
-               clock: tuple[float, float] | None = None) -> "GameSession":
+               clock: tuple[float, float] | None = None,
+               seats: tuple[str | None, str | None] | None = None) -> "GameSession":
         """A new game stored in ``store``; ``owner`` (a player) holds the seats of the
-        colours that ``human`` names. ``clock``: ``(seconds, increment)`` for each side
-        (the clocks start with :meth:`start_clock`), or None."""
+        colours that ``human`` names, or ``seats`` gives the players of the white and
+        black seats (a rematch between two people). ``clock``: ``(seconds, increment)``
+        for each side (the clocks start with :meth:`start_clock`), or None."""
         for text, name in ((variant, "variant"), (fen, "fen"), (white, "white"),
                            (black, "black")):
             check_text(text, name)
@@ -308,6 +340,8 @@ class GameSession:
         data = game.to_dict()
         white_seat = owner if human in ("white", "both") else None
         black_seat = owner if human in ("black", "both") else None
+        if seats is not None:
+            white_seat, black_seat = seats
         record = StoredGame(id=secrets.token_hex(8), variant=v.name, start_fen=game.start_fen,
                             human=human, level=level, white=data["white"],
                             black=data["black"], owner=owner, white_player=white_seat,
@@ -585,8 +619,10 @@ class GameSession:
             self.store.update(self.record, *_SEAT_FIELDS)
         return invite
 
-    def join(self, player: str, token: str) -> str:
-        """``player`` takes the open seat with the invitation ``token``; returns its colour."""
+    def join(self, player: str, token: str, name: str | None = None) -> str:
+        """``player`` takes the open seat with the invitation ``token``; returns its colour.
+        ``name`` (see :func:`clean_name`) becomes the seat's name (the colour's when
+        None)."""
         rec = self.record
         # compared as bytes: compare_digest refuses str with non-ASCII characters
         if rec.invite is None or not secrets.compare_digest(
@@ -601,10 +637,12 @@ class GameSession:
         with self._change():
             if color == "white":
                 rec.white_player = player
+                rec.white = name or "White"
             else:
                 rec.black_player = player
+                rec.black = name or "Black"
             rec.invite = None
-            self.store.update(rec, *_SEAT_FIELDS)
+            self.store.update(rec, *_SEAT_FIELDS, "white", "black")
         return color
 
     def two_players(self) -> bool:
@@ -717,20 +755,30 @@ class GameSession:
     # -- PDN -------------------------------------------------------------------------------
 
     def _merged_game(self) -> pdn.Game:
-        """The imported game tree with the current move list merged in (as a variation
-        where it leaves the tree), or a new game of the moves played."""
+        """The imported game tree with the game's line merged in (the moves played, then
+        for an imported game the moves that redo would replay): where the line leaves
+        the tree it is added. The moves of redo become the first variations where they
+        stand (the line the page shows after the last move played); the moves played
+        keep their places (the page's tree marks them ``in_line``; :meth:`pdn_text` puts
+        them first). A game that was not imported: a new game of the moves played."""
         rec = self.record
+        line = list(self.game.moves)
         if rec.pdn is not None:
             game = pdn.read_game(rec.pdn, variant=self.variant)
             assert game is not None
+            line += [ply.move for ply in reversed(self.game.redo_stack)]
         else:
             game = pdn.Game(variant=self.variant)
             game.setup(rec.start_fen)
         node: pdn.GameNode = game
-        for move in self.game.moves:
+        played = len(self.game.moves)
+        for i, move in enumerate(line):
             child = next((c for c in node.variations if c.move == move), None)
             if child is None:
                 child = node.add_variation(move)
+            if i >= played and node.variations[0] is not child:
+                node.variations.remove(child)
+                node.variations.insert(0, child)
             node = child
         return game
 
@@ -738,7 +786,7 @@ class GameSession:
         """The nodes of an imported game (variations included), depth first;
         node 0 is the start position. Kept until the moves change (the page asks for
         it with every state); walked without recursion, so that no game is too deep."""
-        key = tuple(self.record.moves)
+        key = tuple(self.record.moves) + ("",) + tuple(self.record.redo)
         if self._tree_cache is not None and self._tree_cache[0] == key:
             return self._tree_cache[1]
         game = self._merged_game()
@@ -780,8 +828,14 @@ class GameSession:
         return nodes
 
     def pdn_text(self) -> str:
+        """The game as PDN. An imported game's main line is the line played (the page
+        shows it so), its imported main line a variation where they part."""
         rec = self.record
         game = self._merged_game()
+        node: pdn.GameNode = game
+        for move in self.game.moves:
+            node.promote_to_main(move)
+            node = node.variation(move)
         headers = game.headers
         for name, value in rec.headers.items():
             if name not in headers:

@@ -15,7 +15,7 @@ from typing import Any
 
 from damier.web.access import (require_player)
 from damier.web.session import (ApiError)
-from damier.web.context import allow, games_of, player, viewer
+from damier.web.context import allow, games_of, player, players_only, viewer
 from damier.web.live import LiveGame, Subscriber
 from damier.web.parsing import check_text, get_int, get_str
 
@@ -74,8 +74,13 @@ async def game_socket(websocket: WebSocket) -> None:
             message = await sub.next()
             if message is None:
                 return
+            if message.get("players_only") and not viewer(websocket, live).seats:
+                continue                        # the players' chat: not for spectators
             if message.get("type") == "state":  # what this socket's player may do
-                message = {**message, "you": viewer(websocket, live).as_json()}
+                v = viewer(websocket, live)
+                extra = players_only(v, live)
+                game = {**message["game"], **extra} if extra else message["game"]
+                message = {**message, "game": game, "you": v.as_json()}
             await asyncio.wait_for(websocket.send_text(
                 json.dumps(message, separators=(",", ":"))), SEND_TIMEOUT)
 

@@ -51,16 +51,18 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from damier.pdn import result_for_variant
+from damier.variants import get_variant
 
 __all__ = ["StoredGame", "GameStore", "SCHEMA_VERSION", "StorageError", "StaleGameError",
            "GameDeletedError"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """1: the games table; 2: the reports table (game reports); 3: who owns a game and who
 holds its seats (``owner``, ``white_player``, ``black_player``); 4: the clocks of a timed
 game (``clock_initial``, ``clock_increment``, ``clock_state``; NULL for untimed games);
 5: the invitation to a game's open seat (``invite``: the secret of the friend's link);
-6: the write version of each game (``version``, 0 for the games stored before)."""
+6: the write version of each game (``version``, 0 for the games stored before); 7: the
+chats table (the players' messages in games between two people)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -116,7 +118,16 @@ _VERSIONS = """
 ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
 """
 
-_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS, 5: _INVITES, 6: _VERSIONS}
+_CHATS = """
+CREATE TABLE IF NOT EXISTS chats (
+    game_id TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (game_id, number)
+);
+"""
+
+_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS, 5: _INVITES, 6: _VERSIONS, 7: _CHATS}
 """The statements that bring a database of schema ``version - 1`` to ``version``."""
 
 _COLUMNS = ("id", "variant", "start_fen", "moves", "redo", "white", "black", "human", "level",
@@ -237,10 +248,31 @@ class StoredGame:
         """The player holding the seat of ``color`` (``white`` or ``black``)."""
         return self.white_player if color == "white" else self.black_player
 
+    def plies(self) -> int:
+        """The game's length in plies (one side's move each), as its PDN has it: the
+        moves played, and for an imported game also the moves that redo would replay
+        (its PDN's main line goes on with them)."""
+        return len(self.moves) + (len(self.redo) if self.pdn is not None else 0)
+
+    def full_moves(self) -> int:
+        """The game's length in moves as the move list numbers them (a move: the first
+        player's ply and the reply), counted from the start position's side to move."""
+        plies = self.plies()
+        if not plies:
+            return 0
+        try:
+            first = "W" if get_variant(self.variant).white_starts else "B"
+        except ValueError:
+            first = "W"
+        late = 0 if self.start_fen.strip()[:1].upper() in (first, "") else 1
+        return (plies + late + 1) // 2
+
     def summary(self) -> dict[str, Any]:
-        """The fields shown in a list of games."""
+        """The fields shown in a list of games: ``plies`` and ``moves`` (full moves) are
+        the length of the game (:meth:`plies`, :meth:`full_moves`)."""
         return {"id": self.id, "variant": self.variant, "white": self.white, "black": self.black,
-                "human": self.human, "level": self.level, "plies": len(self.moves),
+                "human": self.human, "level": self.level, "plies": self.plies(),
+                "moves": self.full_moves(),
                 "result": self.result,
                 "pdn_result": result_for_variant(self.result, self.variant) or self.result,
                 "termination": self.termination,
@@ -417,8 +449,37 @@ class GameStore:
             self._run("BEGIN")
             cur = self._run("DELETE FROM games WHERE id = ?", (game_id,))
             self._run("DELETE FROM reports WHERE game_id = ?", (game_id,))
+            self._run("DELETE FROM chats WHERE game_id = ?", (game_id,))
             self._run("COMMIT")
         return cur.rowcount > 0
+
+    def add_chat(self, game_id: str, message: dict[str, Any], *, keep: int) -> int:
+        """Stores a chat message of a game (a JSON object) and returns its number (1, 2,
+        ...); only the latest ``keep`` messages of the game are kept. Raises
+        :class:`GameDeletedError` when the game is not stored."""
+        with self._lock:
+            self._run("BEGIN")
+            try:
+                if self._run("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+                    raise GameDeletedError(game_id)
+                number = int(self._run("SELECT COALESCE(MAX(number), 0) + 1 FROM chats "
+                                       "WHERE game_id = ?", (game_id,)).fetchone()[0])
+                self._run("INSERT INTO chats (game_id, number, message) VALUES (?, ?, ?)",
+                          (game_id, number, json.dumps({**message, "id": number})))
+                self._run("DELETE FROM chats WHERE game_id = ? AND number <= ?",
+                          (game_id, number - keep))
+                self._run("COMMIT")
+            except GameDeletedError:
+                self._run("ROLLBACK")
+                raise
+        return number
+
+    def chat(self, game_id: str) -> list[dict[str, Any]]:
+        """The stored chat messages of a game, oldest first (each with its ``id``)."""
+        with self._lock:
+            rows = self._run("SELECT message FROM chats WHERE game_id = ? ORDER BY number",
+                             (game_id,), write=False).fetchall()
+        return [json.loads(row["message"]) for row in rows]
 
     def save_report(self, game_id: str, report: dict[str, Any]) -> None:
         """Stores the report of a game (replacing the previous one; nothing when the game

@@ -7,7 +7,7 @@
 
   // sounds are on by default for people, off for automated browsers (tests)
   const settings = Object.assign({ animate: true, numbers: true, multipv: 2, reportStrength: "normal",
-    sound: !navigator.webdriver, theme: "wood" },
+    sound: !navigator.webdriver, theme: "wood", confirmMoves: false },
     JSON.parse(localStorage.getItem("damier.settings") || "{}"));
   const THEMES = ["wood", "green", "blue"];
 
@@ -100,6 +100,24 @@
 
   function saveSettings() {
     localStorage.setItem("damier.settings", JSON.stringify(settings));
+  }
+
+  /* The person's name: asked once, kept in a cookie that the server reads too (it names
+     their seat in the games they create or join; not a secret). */
+  const NAME_BAD = /["\[\]{}\\\u0000-\u001f\u007f]/;
+  function storedName() {
+    const m = document.cookie.match(/(?:^|;\s*)damier_name=([^;]*)/);
+    if (!m) return "";
+    try { return decodeURIComponent(m[1]); } catch (err) { return ""; }
+  }
+  function storeName(name) {
+    document.cookie = `damier_name=${encodeURIComponent(name)}; Path=/; Max-Age=31536000; SameSite=Lax`;
+  }
+  function cleanName(text) { return String(text || "").trim().replace(/\s+/g, " "); }
+  function nameProblem(name) {
+    if (name.length > 40) return "A name has at most 40 characters.";
+    if (NAME_BAD.test(name)) return "A name may not hold quotes, brackets or control characters.";
+    return null;
   }
 
   let messageTimer = null;
@@ -240,11 +258,49 @@
     showMessage(`Illegal move ${written}: ${compulsory ? compulsory + "; " : ""}legal moves are ${listing}.`);
   }
 
-  async function playMove(move) {
+  /* A move made on the board: played at once, or first shown and held until Confirm
+     (the "confirm moves" setting). */
+  function playMove(move) {
+    if (!app.game) return;
+    $("choice").hidden = true;
+    if (settings.confirmMoves) { askConfirm(move); return; }
+    sendMove(move);
+  }
+
+  function askConfirm(move) {
+    const node = app.tree[app.cursor];
+    const { pieces } = DraughtsFen.parse(node.fen);
+    const piece = pieces.get(move.from);
+    pieces.delete(move.from);
+    for (const c of move.captures || []) pieces.delete(c);
+    if (piece) pieces.set(move.to, piece);
+    app.pendingMove = move;
+    app.pendingFen = node.fen;
+    board.setPosition(pieces, move);
+    board.setLegalMoves([], false);
+    app.shownKey = null;     // the position shown is not a node's: redrawn after
+    $("confirm-move-text").textContent = move.text;
+    $("confirm-move").hidden = false;
+    $("board").dataset.interactive = "false";
+  }
+
+  function hideConfirm() {
+    app.pendingMove = null;
+    app.pendingFen = null;
+    $("confirm-move").hidden = true;
+  }
+
+  $("confirm-move-yes").addEventListener("click", () => {
+    const move = app.pendingMove;
+    hideConfirm();
+    if (move) { app.skipAnimation = true; sendMove(move); }
+  });
+  $("confirm-move-no").addEventListener("click", () => { hideConfirm(); render(); });
+
+  async function sendMove(move) {
     const game = app.game;
     if (!game) return;
     clearMessage();
-    $("choice").hidden = true;
     if (app.cursor !== app.live) {
       // a move from an earlier position (analysis and imported games): that line becomes the game
       const res = await api("POST", `/api/games/${game.id}/line`, { moves: lineMoves(app.cursor) });
@@ -304,7 +360,12 @@
     app.live = liveNode(app.tree);
     if (!previous || previous.id !== game.id) {
       app.cursor = opts.cursor === "start" ? 0 : app.live;
-      app.flipped = game.human === "black";
+      // the board from the person's side: the colour of their one seat (a friend who
+      // joined by link plays Black: their board is turned)
+      const seats = game.you && !game.you.spectator ? game.you.seats : [];
+      app.flipped = seats.length === 1 ? seats[0] === "black" : game.human === "black";
+      app.engineInfo = null;
+      hideConfirm();
       app.shownKey = null;
       app.analysis.fen = null;
       app.positionCache.clear();
@@ -347,8 +408,10 @@
     if (!game) return;
     const node = app.tree[app.cursor];
     const atLive = app.cursor === app.live;
-    board.setSize(game.variant.size);
-    board.setFlipped(app.flipped);
+    if (app.pendingMove && app.pendingFen !== node.fen) hideConfirm();   // the position moved on
+    const previewing = !!app.pendingMove;
+    if (!previewing) board.setSize(game.variant.size);
+    if (!previewing) board.setFlipped(app.flipped);
     const key = lineKey(app.cursor);
     let animateMove = null;
     if (app.shownKey !== null && node.parent !== null && lineKey(node.parent) === app.shownKey
@@ -356,18 +419,22 @@
       animateMove = node;
     }
     app.skipAnimation = false;
-    if (key !== app.shownKey) board.setPosition(node.fen, animateMove);
-    app.shownKey = key;
-    board.setLastMove(node.parent !== null ? node : null);
-    board.setArrows(reportArrows(node).concat(analysisArrows(node)));
+    if (!previewing) {
+      if (key !== app.shownKey) board.setPosition(node.fen, animateMove);
+      app.shownKey = key;
+      board.setLastMove(node.parent !== null ? node : null);
+      board.setArrows(reportArrows(node).concat(analysisArrows(node)));
+    }
 
     const analysisMode = game.human === "both" && !spectator();
     let interactive = false;
-    if (!game.over && !game.engine_thinking) {
+    if (!game.over && !game.engine_thinking && !previewing) {
       if (atLive) interactive = game.human_to_move && mySeat(game.turn);
       else interactive = analysisMode;
     }
-    if (interactive && !atLive) {
+    if (previewing) {
+      // the move waiting for Confirm stays on the board
+    } else if (interactive && !atLive) {
       const info = app.positionCache.get(node.fen);
       if (info) board.setLegalMoves(info.over ? [] : info.legal_moves, true);
       else {
@@ -412,9 +479,133 @@
     $("nav-next").disabled = mainChild(app.cursor) === null;
     $("nav-last").disabled = atLive && mainChild(app.cursor) === null;
     $("evalbar").classList.toggle("flipped", app.flipped);
+    renderOffers();
+    renderChat();
+    showEngineInfo();
     renderReport();
     if (app.analysis.on) requestAnalysis();
   }
+
+  /* -- between two people: take-back requests, rematches, chat -------------------------------- */
+
+  /* The one colour this browser plays in the game shown (null: none, or both). */
+  function myOnlySeat() {
+    return app.you && !app.you.spectator && app.you.seats.length === 1 ? app.you.seats[0] : null;
+  }
+  function otherColour(c) { return c === "white" ? "black" : "white"; }
+  function nameOf(c) { return c === "white" ? app.game.white : app.game.black; }
+
+  function renderOffers() {
+    const game = app.game;
+    const me = game.two_players ? myOnlySeat() : null;
+    const other = me && otherColour(me);
+    const rematch = game.rematch || {};
+    let text = "", kind = "", answer = false, cancel = false;
+    if (me && !game.over && game.takeback_offer === other) {
+      text = `${nameOf(other)} asks to take back their last move.`; kind = "takeback"; answer = true;
+    } else if (me && !game.over && game.takeback_offer === me) {
+      text = "You asked to take back your last move: waiting for your opponent."; kind = "takeback";
+    } else if (me && game.over && !rematch.game && rematch.offer === other) {
+      text = `${nameOf(other)} offers a rematch (colours swapped).`; kind = "rematch"; answer = true;
+    } else if (me && game.over && !rematch.game && rematch.offer === me) {
+      text = "You offered a rematch: waiting for your opponent."; kind = "rematch"; cancel = true;
+    }
+    $("offer").hidden = !text;
+    $("offer").dataset.kind = kind;
+    $("offer-text").textContent = text;
+    $("offer-accept").hidden = !answer;
+    $("offer-decline").hidden = !(answer || cancel);
+    $("offer-decline").textContent = cancel ? "Cancel" : "Decline";
+
+    const player = !spectator() && !!app.you;
+    const imported = !!(game.tree || game.tree_key);
+    const takeback = $("btn-takeback");
+    takeback.hidden = !(me && !game.over);
+    takeback.disabled = !game.moves.length || game.takeback_offer === me;
+    const button = $("btn-rematch");
+    button.hidden = !(game.over && player && !imported && !game.open_seat);
+    button.disabled = !!(me && rematch.offer === me && !rematch.game);
+    button.textContent = rematch.game ? "Go to rematch" : me && rematch.offer === other ? "Accept rematch"
+      : me && rematch.offer === me ? "Rematch offered" : "Rematch";
+  }
+
+  async function rematch(body) {
+    if (!app.game) return;
+    const game = app.game;
+    if (game.rematch && game.rematch.game && !(body && body.decline)) {
+      openRematch(game.rematch.game);
+      return;
+    }
+    const res = await api("POST", `/api/games/${game.id}/rematch`, body || {});
+    if (!res.ok) { showMessage(res.data.error); return; }
+    if (res.data.rematch) openRematch(res.data.rematch, res.data.game);
+    else setGame(res.data.game, { follow: true });
+  }
+
+  function openRematch(id, state) {
+    if (app.game && app.game.id === id) return;
+    app.game = null;
+    if (state) setGame(state); else loadGame(id);
+    showMessage("The rematch: the colours are swapped.", "info");
+  }
+
+  $("btn-rematch").addEventListener("click", () => rematch({}));
+  $("btn-takeback").addEventListener("click", () => action("takeback", {}, () => {
+    showMessage("Take-back asked: your opponent may accept it.", "info");
+  }));
+  $("offer-accept").addEventListener("click", () => {
+    const kind = $("offer").dataset.kind;
+    if (kind === "takeback") action("takeback", { answer: "accept" });
+    else if (kind === "rematch") rematch({});
+  });
+  $("offer-decline").addEventListener("click", () => {
+    const kind = $("offer").dataset.kind;
+    if (kind === "takeback") action("takeback", { answer: "decline" });
+    else if (kind === "rematch") rematch({ decline: true });
+  });
+
+  /* The players' chat: text only (never HTML), shown to the two players alone. */
+  function renderChat() {
+    const game = app.game;
+    const show = !!(game.two_players && !game.open_seat && myOnlySeat() && Array.isArray(game.chat));
+    $("chat").hidden = !show;
+    if (!show) return;
+    const log = $("chat-log");
+    const key = `${game.id}:${game.chat.map((m) => m.id).join(",")}`;
+    if (log.dataset.key === key) return;
+    log.dataset.key = key;
+    log.textContent = "";
+    for (const m of game.chat) {
+      const li = document.createElement("li");
+      li.dataset.id = String(m.id);
+      const who = document.createElement("span");
+      who.className = `chat-name ${m.color === "black" ? "black" : "white"}`;
+      who.textContent = m.name;
+      const text = document.createElement("span");
+      text.className = "chat-text";
+      text.textContent = m.text;
+      li.append(who, text);
+      log.appendChild(li);
+    }
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function addChat(message) {
+    const game = app.game;
+    if (!game || !Array.isArray(game.chat) || game.chat.some((m) => m.id === message.id)) return;
+    game.chat = game.chat.concat([message]).sort((a, b) => a.id - b.id).slice(-100);
+    renderChat();
+  }
+
+  $("chat-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const text = $("chat-input").value.trim();
+    if (!text || !app.game) return;
+    const res = await api("POST", `/api/games/${app.game.id}/chat`, { text });
+    if (!res.ok) { showMessage(res.data.error); return; }
+    $("chat-input").value = "";
+    addChat(res.data.message);
+  });
 
   function renderPlayers() {
     const game = app.game;
@@ -422,7 +613,9 @@
       const name = colour === "white" ? game.white : game.black;
       const toMove = !game.over && game.turn === colour && app.cursor === app.live;
       const seat = game.open_seat === colour ? " (waiting for your friend)" : "";
+      const mine = game.two_players && myOnlySeat() === colour;
       return `<span class="dot ${colour}"></span><span class="name">${escapeHtml(name)}${seat}</span>` +
+        (mine ? `<span class="you-tag">(you)</span>` : "") +
         (toMove ? `<span class="to-move">to move</span>` : "") +
         (game.clock ? `<span class="clock" data-colour="${colour}"></span>` : "");
     };
@@ -464,7 +657,11 @@
     } else {
       const turn = game.turn === "white" ? "White" : "Black";
       if (game.engine_thinking) text = `${turn} to move — damier is thinking…`;
-      else text = `${turn} to move${game.human_to_move && ["white", "black"].includes(game.human) ? " (you)" : ""}`;
+      else {
+        const mine = game.two_players ? myOnlySeat() === game.turn
+          : game.human_to_move && ["white", "black"].includes(game.human);
+        text = `${turn} to move${mine ? " (you)" : ""}`;
+      }
       if (game.must_capture) text += ` — ${game.compulsory_capture}`;
       if (game.outcome && game.outcome.termination === "recorded") {
         text += ` · recorded result ${game.outcome.pdn_result || game.outcome.result}`;
@@ -472,7 +669,11 @@
       status.className = "status";
     }
     if (spectator()) text += " · watching (read-only)";
-    if (app.cursor !== app.live) text += ` · viewing move ${app.tree[app.cursor].ply}`;
+    if (app.cursor !== app.live) {
+      const shown = app.tree[app.cursor];
+      text += shown.parent === null ? " · viewing the start"
+        : ` · viewing ${moveNumberText(shown, true)} ${shown.text}`;
+    }
     if (app.wsRetry > 0 && (!app.ws || app.ws.readyState !== WebSocket.OPEN)) text += " · reconnecting…";
     status.textContent = text;
     status.dataset.over = String(!!game.over);
@@ -566,7 +767,8 @@
     renderHeaders();
     if (app.tree[0].comment) addComment(app.tree[0].comment, list, "game-comment");
     emitLine(0, list, true);
-    if (app.game.redo && app.game.redo.length && !app.game.tree) {
+    // (no redo between two people: a move taken back on request is not offered again)
+    if (app.game.redo && app.game.redo.length && !app.game.tree && !app.game.two_players) {
       const r = document.createElement("span");
       r.className = "redo-moves";
       r.textContent = `(redo: ${app.game.redo.join(" ")})`;
@@ -826,7 +1028,7 @@
       const live = app.reportLive;
       $("report-bar").max = Math.max(1, live.plies);
       $("report-bar").value = live.ply;
-      $("report-progress-text").textContent = `move ${live.ply} of ${live.plies}`;
+      $("report-progress-text").textContent = `ply ${live.ply} of ${live.plies}`;
     }
     let note = "";
     if (running) note = "The engine looks at every position of the game…";
@@ -954,8 +1156,24 @@
   }
 
   function renderEngineInfo(msg) {
+    app.engineInfo = msg;
+    showEngineInfo();
+  }
+
+  /* The engine's line, while the position it searched is in the game's line: an undo
+     (or a new line) that takes it away clears the line and its evaluation; a redo that
+     brings it back shows them again. */
+  function showEngineInfo() {
+    const msg = app.engineInfo;
+    if (!msg || !app.game) return;
+    const node = app.tree[lineNode(msg.ply)];
+    const applies = msg.pv && msg.pv.length && node && node.ply === msg.ply && node.fen === msg.fen;
     const box = $("engine-line");
-    if (!msg.pv || !msg.pv.length) { box.textContent = ""; return; }
+    if (!applies) {     // kept: a redo may bring its position back
+      box.textContent = "";
+      if (!app.analysis.on) setEval(null, "");
+      return;
+    }
     box.textContent = `damier (depth ${msg.depth}): ${msg.score_text}  ${pvText(msg.fen, msg.ply, msg.pv)}`;
     if (!app.analysis.on) setEval(msg.white_score, msg.score_text);
   }
@@ -1029,10 +1247,22 @@
         if (msg.you) msg.game.you = msg.you;
         setGame(msg.game);
         if (msg.draw_offer) showMessage(msg.draw_offer.reason, msg.draw_offer.accepted ? "info" : "error");
+        const mine = myOnlySeat();
+        if (msg.takeback && mine && msg.takeback.declined_by && msg.takeback.declined_by !== mine) {
+          showMessage("Your opponent declined to take the move back.");
+        } else if (msg.takeback && mine && msg.takeback.accepted_by && msg.takeback.accepted_by !== mine) {
+          showMessage("Your opponent took the move back.", "info");
+        } else if (msg.rematch && mine && msg.rematch.declined_by && msg.rematch.declined_by !== mine) {
+          showMessage("Your opponent declined the rematch.");
+        }
       } else if (msg.type === "engine") {
         if (app.game) { app.game.engine_thinking = msg.thinking; render(); }
       } else if (msg.type === "info") {
         renderEngineInfo(msg);
+      } else if (msg.type === "chat") {
+        addChat(msg.message);
+      } else if (msg.type === "rematch") {
+        openRematch(msg.game);
       } else if (msg.type === "analysis") {
         renderAnalysis(msg);
       } else if (msg.type.startsWith("report_")) {
@@ -1159,6 +1389,11 @@
     settings.sound = e.target.checked; saveSettings();
     if (settings.sound) playSound("move");
   });
+  $("opt-confirm").checked = settings.confirmMoves;
+  $("opt-confirm").addEventListener("change", (e) => {
+    settings.confirmMoves = e.target.checked; saveSettings();
+    if (!settings.confirmMoves && app.pendingMove) { hideConfirm(); render(); }
+  });
   $("opt-theme").value = settings.theme;
   $("opt-theme").addEventListener("change", (e) => {
     settings.theme = e.target.value; applyTheme(); saveSettings();
@@ -1187,20 +1422,46 @@
 
   $("btn-new").addEventListener("click", () => {
     fillVariants($("new-variant"), app.game ? app.game.variant.name : "international");
-    $("dlg-new").showModal();
+    openNewGame();
   });
+  function openNewGame() {
+    $("new-name").value = storedName();
+    $("new-error").hidden = true;
+    $("dlg-new").showModal();
+  }
+  $("new-clock").addEventListener("change", () => {
+    const custom = $("new-clock").value === "custom";
+    $("new-clock-custom-row").hidden = !custom;
+    if (custom) $("new-clock-custom").focus();
+  });
+  function newGameError(text) {
+    $("new-error").textContent = text;
+    $("new-error").hidden = false;
+  }
   $("new-level").addEventListener("input", (e) => { $("new-level-out").textContent = e.target.value; });
   $("form-new").addEventListener("submit", async (e) => {
     e.preventDefault();
     const body = { variant: $("new-variant").value, color: $("new-color").value,
       level: parseInt($("new-level").value, 10), opponent: $("new-opponent").value };
-    if ($("new-clock").value) body.clock = $("new-clock").value;
+    let clock = $("new-clock").value;
+    if (clock === "custom") {
+      clock = $("new-clock-custom").value.trim();
+      if (!clock) { newGameError("Give the time: minutes each, + seconds added a move (e.g. 8+4)."); return; }
+    }
+    if (clock) body.clock = clock;
+    const name = cleanName($("new-name").value);
+    if (name) {
+      const problem = nameProblem(name);
+      if (problem) { newGameError(problem); return; }
+      body.name = name;
+    }
     if (body.opponent === "friend" && !["white", "black"].includes(body.color)) {
-      showMessage("against a friend, choose White or Black");
+      newGameError("Against a friend, choose White or Black.");
       return;
     }
     const res = await api("POST", "/api/games", body);
-    if (!res.ok) { showMessage(res.data.error); return; }
+    if (!res.ok) { newGameError(res.data.error); return; }
+    if (name) storeName(name);
     $("dlg-new").close();
     app.game = null;
     setGame(res.data);
@@ -1217,7 +1478,8 @@
       const when = new Date(g.updated_at).toLocaleString();
       const result = g.result === "*" ? "playing" : (g.pdn_result || g.result);
       tr.innerHTML = `<td>${escapeHtml(when)}</td><td>${escapeHtml(g.variant)}</td>` +
-        `<td>${escapeHtml(g.white)}</td><td>${escapeHtml(g.black)}</td><td>${g.plies}</td>` +
+        `<td>${escapeHtml(g.white)}</td><td>${escapeHtml(g.black)}</td>` +
+        `<td class="moves-count" title="${Number(g.plies)} plies">${Number(g.moves)}</td>` +
         `<td title="${escapeHtml(g.termination_text || "")}">${escapeHtml(result)}</td><td class="row-actions"></td>`;
       const cell = tr.querySelector(".row-actions");
       const add = (label, fn, cls) => {
@@ -1231,10 +1493,20 @@
       const a = document.createElement("a");
       a.href = `/api/games/${g.id}/pdn`; a.textContent = "PDN"; a.className = "button small"; a.download = "";
       cell.appendChild(a);
-      add("Delete", async () => {
+      // Delete asks first: the button turns into "Confirm delete" for a few seconds
+      let deleteTimer = null;
+      add("Delete", async (e) => {
+        const b = e.currentTarget;
+        if (!b.classList.contains("confirm")) {
+          b.classList.add("confirm");
+          b.textContent = "Confirm delete";
+          deleteTimer = setTimeout(() => { b.classList.remove("confirm"); b.textContent = "Delete"; }, 4000);
+          return;
+        }
+        clearTimeout(deleteTimer);
         const r = await api("DELETE", `/api/games/${g.id}`);
-        if (r.ok) tr.remove();
-      }, "small secondary");
+        if (r.ok) tr.remove(); else showMessage(r.data.error);
+      }, "small secondary delete");
       body.appendChild(tr);
     }
     if (!res.data.games.length) body.innerHTML = '<tr><td colspan="7">No games yet.</td></tr>';
@@ -1385,13 +1657,41 @@
     const id = fromHash || localStorage.getItem("damier.lastGame");
     if (id && await loadGame(id)) return;
     clearMessage();
-    $("dlg-new").showModal();
+    openNewGame();
   })();
+
+  /* The name dialog: asked once (the answer is kept); "Skip" plays under the colour's name. */
+  let nameResolve = null;
+  function askName() {
+    $("name-input").value = storedName();
+    $("name-error").hidden = true;
+    $("dlg-name").showModal();
+    return new Promise((resolve) => { nameResolve = resolve; });
+  }
+  function nameAnswer(name) {
+    if ($("dlg-name").open) $("dlg-name").close();
+    const resolve = nameResolve;
+    nameResolve = null;
+    if (resolve) resolve(name);
+  }
+  $("form-name").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = cleanName($("name-input").value);
+    const problem = name ? nameProblem(name) : "Give a name, or Skip.";
+    if (problem) { $("name-error").textContent = problem; $("name-error").hidden = false; return; }
+    storeName(name);
+    nameAnswer(name);
+  });
+  $("name-skip").addEventListener("click", () => nameAnswer(""));
+  $("dlg-name").addEventListener("close", () => nameAnswer(""));
 
   /* A friend's invitation link (#game=ID&join=SECRET): take the open seat, then forget
      the secret (it is spent). */
   async function joinGame(id, secret) {
-    const res = await api("POST", `/api/games/${encodeURIComponent(id)}/join`, { invite: secret });
+    const name = storedName() || await askName();
+    const body = { invite: secret };
+    if (name) body.name = name;
+    const res = await api("POST", `/api/games/${encodeURIComponent(id)}/join`, body);
     history.replaceState(null, "", `#game=${id}`);
     if (res.ok) showMessage(`you play ${res.data.joined}`, "info");
     else showMessage(res.data.error);
