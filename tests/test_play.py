@@ -215,6 +215,52 @@ def test_moves_and_rules_and_board():
     assert "Men capture forwards only" in hvh(variant="english").send("rules")
 
 
+def test_scores_are_from_whites_side_everywhere():
+    # Black, to move here, has eight men against one: White's view of that is negative
+    # whichever side the engine plays or is asked for
+    session = hvh(depth=2, fen="B:W46:B1,2,3,4,5,6,7,8")
+    greeting = "\n".join(map(str, session.start()))
+    assert greeting.count("Scores are from White's side: + is good for White") == 1
+    hint = session.send("hint")
+    score = hint.split("(", 1)[1].split(",", 1)[0]
+    assert score.startswith("-") and float(score) < -3, hint
+    assert "for Black" not in hint
+    # the engine with Black, replying to White's move: its comment is White's view too
+    session = hve(depth=2, fen="W:W46:B1,2,3,4,5,6,7,8")
+    reply = session.send("46-41").splitlines()
+    comment = next(line for line in reply if "damier: depth" in line)
+    score = comment.rsplit(", ", 1)[1]
+    assert score.startswith("-") and float(score) < -3, comment
+    # a forced result names the winner: White's man on 28 takes Black's last piece
+    won = hvh(depth=2, fen="W:W28:B23")
+    assert "(White wins in 1 ply" in won.send("hint")
+
+
+def test_the_greeting_shows_moves_of_its_variant():
+    # Russian starts with White's men on 21-32; the moves are 21-17, 22-17, 22-18, 23-18,
+    # 23-19, 24-19 and 24-20, and 21 is the only square with one move (21-17)
+    legal = {"21-17", "22-17", "22-18", "23-18", "23-19", "24-19", "24-20"}
+    greeting = str(hvh(variant="russian").start()[0])
+    assert "32-28" not in greeting
+    example = greeting.split("Type moves like ", 1)[1].split()[0]
+    assert example in legal
+    assert "(or just 21 when only one move starts there)" in greeting
+    first = hvh(variant="russian").send("help").splitlines()[0]
+    assert first.split("such as ", 1)[1].split()[0] in legal and "32" not in first
+    # International: 35 is the only square of the first row with one move
+    greeting = str(hvh().start()[0])
+    example = greeting.split("Type moves like ", 1)[1].split()[0]
+    assert example in {"31-26", "31-27", "32-27", "32-28", "33-28", "33-29", "34-29",
+                       "34-30", "35-30"}
+    assert "(or just 35 when" in greeting
+    # a game going on from a loaded position counts its plies
+    session = hvh()
+    play(session, "32-28", "19-23", "28x19")
+    again = hvh(fen=None)
+    again._new_board(session.board.copy())
+    assert "Going on after 3 plies." in str(again.start()[0])
+
+
 def test_hint_suggests_a_legal_move():
     session = hvh(depth=2)
     out = session.send("hint")
@@ -339,7 +385,7 @@ def test_save_and_load_round_trip(tmp_path):
     play(session, "32-28", "19-23", "28x19")
     path = tmp_path / "game.pdn"
     out = session.send(f"save {path}")
-    assert "saved 3 moves" in out
+    assert "saved 3 plies" in out
     game = read_game(path)
     assert [str(m) for m in game.mainline_moves()] == ["32-28", "19-23", "28x19"]
     assert game.headers["Result"] == "*"
@@ -347,7 +393,7 @@ def test_save_and_load_round_trip(tmp_path):
 
     fresh = hvh()
     out = fresh.send(f"load {path}")
-    assert "loaded game.pdn: International draughts, 3 moves" in out
+    assert "loaded game.pdn: International draughts, 3 plies" in out
     assert fresh.board.fen() == session.board.fen()
     assert list(fresh.board.move_stack) == list(session.board.move_stack)
     fresh.send("undo")                                  # the loaded moves can be taken back
@@ -495,8 +541,32 @@ def test_flag_fall_ends_the_game(tmp_path):
     out = session.send("19-23")
     assert "Game over: White wins: time forfeit (Black's flag fell). Result 2-0." in out
     assert len(session.board.move_stack) == 1
-    assert "saved 1 moves" in session.send(f"save {tmp_path / 'flag.pdn'}")
+    assert "saved 1 ply" in session.send(f"save {tmp_path / 'flag.pdn'}")
     assert '[Termination "time forfeit"]' in (tmp_path / "flag.pdn").read_text()
+
+
+def test_a_flag_fall_is_said_once():
+    clock = FakeClock()
+    session = hvh(clock=(1.0, 0.0), now=clock)
+    clock.t += 61
+    out = session.send("32-28")            # typed after White's flag fell
+    assert out.count("Game over: Black wins: time forfeit (White's flag fell)") == 1
+    assert out.count("Type `new`") == 1 and "the game is over (" not in out
+    assert not session.board.move_stack
+
+
+def test_the_terminal_knows_when_the_person_to_move_runs_out_of_time():
+    clock = FakeClock()
+    session = hve(clock=(60.0, 0.0), now=clock, depth=1)
+    assert session.seconds_to_flag() == pytest.approx(60.0)
+    clock.t += 59.5
+    assert session.seconds_to_flag() == pytest.approx(0.5)
+    assert session.flag_check() == [] and not session.is_over()
+    clock.t += 1
+    said = "\n".join(map(str, session.flag_check()))
+    assert said.count("Game over: Black wins: time forfeit (White's flag fell)") == 1
+    assert session.seconds_to_flag() is None            # the game is over: no timer
+    assert hve(now=FakeClock()).seconds_to_flag() is None  # no clocks
 
 
 def test_commands_still_work_after_a_flag_fall(tmp_path):
@@ -504,7 +574,7 @@ def test_commands_still_work_after_a_flag_fall(tmp_path):
     session = hvh(clock=(1.0, 0.0), now=clock)
     clock.t += 61
     out = session.send(f"save {tmp_path / 'g.pdn'}")
-    assert "time forfeit (White's flag fell)" in out and "saved 0 moves" in out
+    assert "time forfeit (White's flag fell)" in out and "saved 0 plies" in out
 
 
 def test_engine_uses_the_clock():
@@ -651,7 +721,7 @@ def test_cli_play_between_humans_with_scripted_lines(tmp_path):
     code, out, _ = run_cli(["play", "--white", "human", "--black", "human", "--numbers"],
                            ["32-28", "19-23", "28x19", f"save {tmp_path / 'g.pdn'}", "quit"])
     assert code == 0
-    assert "2. 28x19" in out and "saved 3 moves" in out and "bye" in out
+    assert "2. 28x19" in out and "saved 3 plies" in out and "bye" in out
     code, out, _ = run_cli(["play", "--white", "human", "--black", "human",
                             "--load", str(tmp_path / "g.pdn")], ["fen"])
     assert code == 0
@@ -714,12 +784,12 @@ def test_pty_game_with_capture_undo_save_and_load(tmp_path):
         child.expect("28 → 28x19")
         child.expect("Black > ")
         child.sendline("save game.pdn")
-        child.expect("saved 3 moves")
+        child.expect("saved 3 plies")
         child.sendline("new")
         child.expect("new game")
         child.expect("White > ")
         child.sendline("load game.pdn")
-        child.expect("loaded game.pdn: International draughts, 3 moves")
+        child.expect("loaded game.pdn: International draughts, 3 plies")
         child.expect("Black > ")
         child.sendline("fen")
         child.expect("B:W19,31,33-50:B1-18,20")
@@ -750,6 +820,28 @@ def test_pty_engine_replies_and_gives_hints():
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_pty_a_flag_falls_while_the_terminal_waits_for_a_move():
+    import io
+    child = spawn("--white", "human", "--black", "human", "--clock", "2s")
+    log = io.StringIO()
+    child.logfile_read = log
+    try:
+        child.expect(r"White 0:0\d\.\d > ")
+        started = time.monotonic()
+        # nothing typed: White's two seconds run out while the prompt waits
+        child.expect(r"Game over: Black wins: time forfeit \(White's flag fell\)", timeout=10)
+        assert time.monotonic() - started < 6
+        child.expect("game over > ")
+        child.sendline("board")
+        child.expect("game over > ")
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert log.getvalue().count("Game over: Black wins: time forfeit") == 1
 
 
 def test_pty_ctrl_c_stops_the_engine_search():

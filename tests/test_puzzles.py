@@ -57,7 +57,9 @@ def test_prover_accepts_the_known_shots(variant: str) -> None:
     shots = read_shots(variant)
     assert len(shots) >= (20 if variant == "international" else 3)
     for fen, solution, depth, gain, number in shots:
-        verdict = verify(fen, solution, gain=gain, depth=depth, variant=variant)
+        # the material proof of the published shots (the search for other first moves
+        # winning the game, seconds in these full middle games, is tested below)
+        verdict = verify(fen, solution, gain=gain, depth=depth, variant=variant, win_plies=0)
         assert verdict, f"shots_{variant}.txt line {number}: {verdict.reason}"
 
 
@@ -140,6 +142,125 @@ def test_check_move_for_a_puzzle_page() -> None:
     assert check_move(puzzle, COUP_PHILIPPE_LINE[:6], "40x16").solved
 
 
+# The position of puzzle 62c80ea686 (International, gain 3) after its solution's first four
+# plies: 14-10 32-37 42x31 28-32. Its solution goes on 10-5 (a king: +2, the puzzle's +3
+# with the man taken); 39-33 wins the game faster, as the engine's search (not the
+# prover) shows below.
+AFTER_FOUR = "W:W10,15,21,31,39,44:B4,12,32"
+ALTERNATIVE_WIN = Puzzle.new("international", "W:W14,15,21,39,42,44:B4,12,28,32",
+                             "14-10 32-37 42x31 28-32 10-5".split(), 3, 1300, 7)
+
+
+def test_the_engine_sees_39_33_win_the_game() -> None:
+    """The independent witness of the tests below: the compiled engine's search."""
+    from damier._core import MATE_SCORE, MATE_THRESHOLD
+    board = damier.Board(AFTER_FOUR)
+    board.push("39-33")
+    found = Engine(hash_mb=16).search(board, depth=14)
+    assert found.score < -MATE_THRESHOLD                     # Black to move has lost
+    assert MATE_SCORE + found.score == 12                    # in 12 plies: 13 with 39-33
+
+
+def test_check_move_accepts_another_move_that_wins_the_game() -> None:
+    played = list(ALTERNATIVE_WIN.solution[:4])
+    assert check_move(ALTERNATIVE_WIN, played, "10-5").solved          # the solution
+    step = check_move(ALTERNATIVE_WIN, played, "39-33")                  # the issue's move
+    assert step.ok and not step.solved and step.reply is not None
+    # the puzzle goes on from there: the reply is a legal Black move, and the
+    # crowning that follows realises the gain
+    board = ALTERNATIVE_WIN.board()
+    for text in [*played, "39-33", step.reply]:
+        board.push(text)
+    assert board.turn == damier.WHITE
+    assert check_move(ALTERNATIVE_WIN, [*played, "39-33", step.reply], "10-5").solved
+    # a move that neither keeps the gain nor wins the game is still refused: after
+    # 44-40, 32-37 forces 31x42, one man (+4, not the +5 needed) within the puzzle's
+    # plies, and the search finds no forced win within 15 plies (none at all: without
+    # a budget it ends after about 0.5 M nodes)
+    assert not check_move(ALTERNATIVE_WIN, played, "44-40").ok
+    board = damier.Board(AFTER_FOUR)
+    assert puzzles.Prover().win_distance(board, board.parse_move("44-40"), 15) is None
+    assert puzzles.forced_win(damier.Board(AFTER_FOUR),
+                              damier.Board(AFTER_FOUR).parse_move("39-33")) == 13
+    # the material search stopped by a tiny budget: the forced-win search still judges
+    # the position played
+    assert check_move(ALTERNATIVE_WIN, played, "39-33", max_nodes=5).ok
+    # the forced-win search stopped by its budget: not shown, so refused
+    assert not check_move(ALTERNATIVE_WIN, played, "39-33", win_nodes=1000).ok
+
+
+def test_a_puzzle_with_another_winning_first_move_is_not_unique() -> None:
+    # From AFTER_FOUR, 10-5 is the one move gaining 2 at once (the only crowning: 15
+    # is blocked by 10, and 10-4 is Black's square), but 39-33 wins the game
+    verdict = verify(AFTER_FOUR, "10-5", gain=2, depth=1)
+    assert not verdict and verdict.rival == "39-33"
+    assert verdict.reason == "not unique: 39-33 wins the game too (in 13 plies)"
+    # without the forced-win search, the old rule (material only) proves it
+    assert verify(AFTER_FOUR, "10-5", gain=2, depth=1, win_plies=0)
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from damier.egdb import open_database
+    from damier.egdb_build import build
+    root = tmp_path_factory.mktemp("egdb")
+    build(root, pieces=3)                                     # under a second
+    with open_database(root) as db:
+        yield db
+
+
+def test_the_endgame_database_shows_wins_past_the_search(database: Any) -> None:
+    # Two white men against one: 35-30 is the one move that wins the race, in 21 plies
+    # (the database's, checked against a brute force in test_egdb): past the 15 plies of
+    # the search
+    race = damier.Board("W:W44,35:B7")
+    move = race.parse_move("35-30")
+    assert puzzles.forced_win(race, move) is None
+    assert puzzles.forced_win(race, move, database=database) == 21
+    assert puzzles.forced_win(race, race.parse_move("44-40"), database=database) is None
+    puzzle = Puzzle.new("international", "W:W44,35:B7", ["44-39"], 1, 800, 1)
+    assert not check_move(puzzle, [], "35-30").ok
+    step = check_move(puzzle, [], "35-30", database=database)
+    assert step.ok and not step.solved
+    # the reply holds out longest: the database's slowest loss
+    after = race.copy()
+    after.push("35-30")
+    assert step.reply == after.notation(database.best_moves(after)[0][0])
+    # verify asks the database too: in the blockade below, 47-42 wins in 3 plies (36-41
+    # is forced, 46x37 takes the last man), which a search of one node cannot show
+    blockade = Puzzle.new("international", "W:W46,47:B36", ["46-41"], "win", 800, 1)
+    assert verify(blockade, win_nodes=1)
+    verdict = verify(blockade, win_nodes=1, database=database)
+    assert not verdict and verdict.rival == "47-42" and "(in 3 plies)" in verdict.reason
+
+
+def test_themes_are_told_from_the_position_and_the_line() -> None:
+    coup = Puzzle.new("international", COUP_PHILIPPE, COUP_PHILIPPE_LINE, 2, 1460, 5)
+    assert puzzles.puzzle_themes(coup) == ("shot",)          # two men given on the way
+    capture = Puzzle.new("international", ONE_CAPTURE, ["33x22"], 1, 800, 1)
+    assert puzzles.puzzle_themes(capture) == ("endgame",)    # ten pieces: a quarter of 40
+    middle = Puzzle.new("international", COUP_PHILIPPE.replace("B1,", "B1,3,"),
+                        COUP_PHILIPPE_LINE, 2, 1460, 5)
+    assert "endgame" not in puzzles.puzzle_themes(middle)     # 17 pieces
+    # ten pieces (a quarter of 40), and 10-5 crowns a man
+    assert puzzles.puzzle_themes(ALTERNATIVE_WIN) == ("king", "endgame")
+    # 46-41 leaves Black's man on 36 without a move: it cannot step to 41, nor take it
+    # (47 behind it is White's)
+    blockade = Puzzle.new("international", "W:W46,47:B36", ["46-41"], "win", 800, 1)
+    assert verify(blockade, win_plies=0)
+    # ... but 47-42 wins too, later: 36-41 is forced, and 46x37 takes the last man
+    slower = verify(blockade)
+    assert not slower and slower.rival == "47-42" and "(in 3 plies)" in slower.reason
+    assert puzzles.puzzle_themes(blockade) == ("endgame", "blockade")
+    tagged = Puzzle.new("international", COUP_PHILIPPE, COUP_PHILIPPE_LINE, 2, 1460, 5,
+                        themes=["shot"])
+    assert Puzzle.from_dict(json.loads(json.dumps(tagged.to_dict()))) == tagged
+    assert eval(repr(tagged), {"Puzzle": Puzzle}) == tagged
+    with pytest.raises(ValueError, match="unknown puzzle theme"):
+        Puzzle.new("international", COUP_PHILIPPE, COUP_PHILIPPE_LINE, 2, 1460, 5,
+                   themes=["brilliant"])
+
+
 # -- the shipped sets -------------------------------------------------------------------------
 
 
@@ -157,12 +278,41 @@ def test_shipped_international_puzzles() -> None:
         assert len(puzzle.solution) % 2 == 1
 
 
+def _shipped_files() -> list[Path]:
+    return sorted((Path(puzzles.__file__).parent / "data").glob("puzzles_*.json"))
+
+
 def test_every_shipped_puzzle_is_proven() -> None:
-    """The prover re-proves every shipped puzzle (about a second in all)."""
-    for variant in ("international", "english"):
-        for puzzle in load_puzzles(variant):
+    """The prover re-proves every shipped puzzle, its gain and the uniqueness of its
+    first move (seconds in all); the search for other first moves winning the
+    game, minutes for a whole set, is run on a sample here and on every puzzle by
+    ``damier puzzles verify FILE --write``, which made the files (see the next test)."""
+    for path in _shipped_files():
+        found, _ = read_puzzles(path)
+        for puzzle in found:
+            verdict = verify(puzzle, win_plies=0)
+            assert verdict, f"{path.name} puzzle {puzzle.id} ({puzzle.source}): {verdict.reason}"
+        for puzzle in found[::80]:
             verdict = verify(puzzle)
-            assert verdict, f"{variant} puzzle {puzzle.id} ({puzzle.source}): {verdict.reason}"
+            assert verdict, f"{path.name} puzzle {puzzle.id} ({puzzle.source}): {verdict.reason}"
+
+
+def test_shipped_sets_dropped_their_puzzles_with_other_winning_first_moves() -> None:
+    for path in _shipped_files():
+        found, manifest = read_puzzles(path)
+        ids = {p.id for p in found}
+        dropped = [d for check in manifest.get("verified", []) for d in check["dropped"]]
+        assert not ids & {d["id"] for d in dropped}, path.name
+        for check in manifest.get("verified", []):
+            assert check["command"] == f"damier puzzles verify {path.name} --write"
+            assert check["kept"] + len(check["dropped"]) == check["puzzles"]
+        if path.name == "puzzles_international.json":
+            # the issue's puzzle stays: its step 3 has two winning moves, its first one
+            assert "62c80ea686" in ids
+            assert all(d["reason"].startswith("not unique: ") for d in dropped)
+        # every puzzle is tagged as the themes are told now
+        for puzzle in found:
+            assert puzzle.themes == puzzles.puzzle_themes(puzzle), puzzle.id
 
 
 def test_shipped_manifest_says_how_the_set_was_made() -> None:
@@ -171,8 +321,10 @@ def test_shipped_manifest_says_how_the_set_was_made() -> None:
     assert manifest["command"].startswith("damier puzzles mine --variant international")
     assert manifest["engine"]["commit"]
     counts = manifest["counts"]
-    assert counts["unique_puzzles"] == len(found)
+    dropped = sum(len(check["dropped"]) for check in manifest.get("verified", []))
+    assert counts["unique_puzzles"] == len(found) + dropped
     assert counts["positions"] > counts["candidates"] >= counts["proven"] >= len(found)
+    assert manifest["summary"] == puzzles.summarize(found)
 
 
 def test_a_variant_without_puzzles_gives_an_empty_list() -> None:
@@ -308,3 +460,31 @@ def test_cli_verify_and_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert summary["puzzles"] == 2
     assert summary["rating"]["min"] == 800 and summary["rating"]["max"] == 1460
     assert summary["gain"] == {"1": 1, "2": 1}
+
+
+def test_cli_verify_write_keeps_the_proven_puzzles_and_tags_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = Puzzle.new("international", COUP_PHILIPPE, COUP_PHILIPPE_LINE, 2, 1460, 5, "a")
+    # 46-41 blocks Black's last man, but 47-42 36-41 46x37 wins as well
+    slower = Puzzle.new("international", "W:W46,47:B36", ["46-41"], "win", 800, 1, "b")
+    path = tmp_path / "set.json"
+    puzzles.write_puzzles(path, [good, slower], {"command": "by hand", "counts": {"x": 1}})
+    assert puzzles_main(["verify", str(path), "--no-progress", "--write"]) == 0
+    out = capsys.readouterr().out
+    assert "1/2 puzzles proven" in out and "1 puzzle kept, 1 dropped" in out
+    found, manifest = read_puzzles(path)
+    assert [p.id for p in found] == [good.id] and found[0].themes == ("shot",)
+    assert manifest["command"] == "by hand" and manifest["counts"] == {"x": 1}
+    (check,) = manifest["verified"]
+    assert check["command"] == "damier puzzles verify set.json --write"
+    assert check["puzzles"] == 2 and check["kept"] == 1
+    assert check["dropped"] == [{"id": slower.id, "source": "b",
+                                 "reason": "not unique: 47-42 wins the game too (in 3 plies)"}]
+    assert manifest["summary"]["themes"] == {"shot": 1}
+    assert puzzles_main(["stats", str(path)]) == 0
+    assert "themes: shot x1" in capsys.readouterr().out
+    # the search for other winning first moves can be left out
+    puzzles.write_puzzles(path, [good, slower], {})
+    assert puzzles_main(["verify", str(path), "--no-progress", "--win-plies", "0"]) == 0
+    assert puzzles_main(["verify", str(path), "--no-progress", "--win-nodes", "0"]) == 2
+    assert "--win-nodes" in capsys.readouterr().err

@@ -263,6 +263,28 @@ class Board(CoreBoard):
         board._huffable = frozenset()
         return board
 
+    def mirror(self) -> "Board":
+        """The same position for the other player, like python-chess's ``mirror()``: the
+        board turned half a turn (square ``s`` becomes ``squares + 1 - s``), the colours
+        of the pieces swapped and the other side to move. A new board of the same variant
+        and rules, without the move stack; ``board.mirror().mirror() == board``, and
+        the legal moves of the two positions map one to one, square for square.
+
+        >>> board = Board("W:W28,K46:B23")
+        >>> board.mirror()
+        Board('B:W28:BK5,23')
+        >>> board.mirror().legal_moves       # 28x19 (taking 23), turned: 23x32 taking 28
+        [Move(23, 32, captures=(28,), path=(23, 32))]
+        """
+        board = type(self).__new__(type(self))
+        board.variant = self.variant
+        board.rules = self.rules
+        board._core_init(self.variant.index, bool(self.rules.huff))
+        last = self.variant.squares + 1
+        board._set_piece_map(not self.turn, {last - square: Piece(not piece.color, piece.king)
+                                             for square, piece in self.piece_map().items()})
+        return board
+
     # -- huff (English, opt-in) -------------------------------------------------
 
     def _huffable_after(self, move: Move) -> frozenset[int]:

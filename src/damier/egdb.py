@@ -454,6 +454,8 @@ class Verdict:
     'database: White wins in 31 plies, but the 16-move rule draws first'
     >>> Verdict(Wdl.DRAW, 0, True).text()
     'database: draw'
+    >>> Verdict(Wdl.WIN, 1, True).text(), Verdict(Wdl.LOSS, 0, True).text()
+    ('database: White wins in 1 ply', 'database: Black has won (White cannot move)')
     """
 
     wdl: Wdl
@@ -488,7 +490,11 @@ class Verdict:
         """``database: White wins in 13 plies``, ``database: draw``."""
         if self.winner is None:
             return "database: draw"
-        text = f"database: {'White' if self.winner else 'Black'} wins in {self.plies} plies"
+        winner, loser = ("White", "Black") if self.winner else ("Black", "White")
+        if self.plies == 0:
+            return f"database: {winner} has won ({loser} cannot move)"
+        unit = "ply" if self.plies == 1 else "plies"
+        text = f"database: {winner} wins in {self.plies} {unit}"
         if self.count_rule is not None:
             text += f", but {self.count_rule} draws first"
         return text
@@ -560,8 +566,13 @@ class Database:
             raise MissingTableError(f"{board.fen()}: not a position of the database")
         signature, slot = key
         if slot < 0 or sum(signature) > self.max_pieces:
-            raise MissingTableError(f"{board.fen()}: {sum(signature)} pieces, "
-                                    f"the database has at most {self.max_pieces}")
+            if not self._available:
+                raise MissingTableError(
+                    f"{board.fen()}: no {self.variant.name} tables in {self.folder} (build "
+                    f"them with 'damier egdb build --variant {self.variant.name}')")
+            raise MissingTableError(f"{board.fen()}: {sum(signature)} pieces, more than the "
+                                    f"tables in {self.folder} have (at most "
+                                    f"{self.max_pieces})")
         value = self.table(signature).value(slot)
         if value == UNUSED:  # pragma: no cover - a real position never indexes an unused slot
             raise TableError(f"{board.fen()}: an unused slot of {signature_name(signature)}")

@@ -231,8 +231,13 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
                 tables.add(s, _load(path, v, s))
     reports: list[SignatureReport] = []
     callback = progress if callable(progress) else None
-    bar = ProgressBar(f"egdb {v.name} {pieces} pieces", total=len(pairs),
+    there, to_build = _tables_there(folder, pairs)
+    bar = ProgressBar(f"egdb {v.name} {pieces} pieces: tables built", total=to_build,
                       stream=stream or sys.stderr, enabled=progress is True)
+    if there:
+        bar.message(f"{there} of {_tables(there + to_build)} already in {folder}; "
+                    f"{_tables(to_build)} to build")
+    built = 0
     pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
     try:
         for done, signature in enumerate(pairs, start=1):
@@ -262,10 +267,11 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
                     wins, draws, losses, _unused, longest = _core.egdb_counts(values)
                     reports.append(SignatureReport(s, len(values) // 2, wins, draws, losses,
                                                    longest, size, seconds, False))
-            names = "/".join(signature_name(s) for s in group)
-            bar.update(names, advance=1,
-                       line=f"{names}: {'already built' if skipped else 'built'} "
-                            f"({done}/{len(pairs)})")
+            if not skipped:
+                built += len(group)
+                names = "/".join(signature_name(s) for s in group)
+                bar.update(names, advance=len(group),
+                           line=f"{names}: built ({built}/{to_build} tables to build)")
             if callback is not None:
                 callback(BuildProgress(done, len(pairs), signature, skipped))
     finally:
@@ -273,6 +279,23 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
             pool.shutdown(wait=True, cancel_futures=True)
         bar.close()
     return reports
+
+
+def _tables_there(folder: Path, pairs: list[Signature]) -> tuple[int, int]:
+    """How many tables of ``pairs`` (and their mirrors) are in ``folder`` already, a
+    pair counting when both its files are, and how many are to build."""
+    there = to_build = 0
+    for signature in pairs:
+        group = _group(signature)
+        if all((folder / f"{signature_name(s)}{_SUFFIX}").exists() for s in group):
+            there += len(group)
+        else:
+            to_build += len(group)
+    return there, to_build
+
+
+def _tables(count: int) -> str:
+    return f"{count} table" if count == 1 else f"{count} tables"
 
 
 def build_missing(directory: str | os.PathLike[str] | None = None,
@@ -391,18 +414,24 @@ def _build_on_ray(folder: Path, variant: Variant, pieces: int, pairs: list[Signa
     ray, started = start_ray(address)
     task = ray.remote(num_cpus=threads)(_build_pair)
     callback = progress if callable(progress) else None
-    bar = ProgressBar(f"egdb {variant.name} {pieces} pieces (Ray)", total=len(pairs),
-                      stream=stream or sys.stderr, enabled=progress is True)
+    there, to_build = _tables_there(folder, pairs)
+    bar = ProgressBar(f"egdb {variant.name} {pieces} pieces (Ray): tables built",
+                      total=to_build, stream=stream or sys.stderr, enabled=progress is True)
+    if there:
+        bar.message(f"{there} of {_tables(there + to_build)} already in {folder}; "
+                    f"{_tables(to_build)} to build")
     found: dict[Signature, list[SignatureReport]] = {}
-    done = 0
+    done = built = 0
 
     def finished(signature: Signature, reports: list[SignatureReport], skipped: bool) -> None:
-        nonlocal done
+        nonlocal done, built
         done += 1
         found[signature] = reports
-        names = "/".join(signature_name(s) for s in _group(signature))
-        bar.update(names, advance=1, line=f"{names}: {'already built' if skipped else 'built'}"
-                                          f" ({done}/{len(pairs)})")
+        if not skipped:
+            built += len(_group(signature))
+            names = "/".join(signature_name(s) for s in _group(signature))
+            bar.update(names, advance=len(_group(signature)),
+                       line=f"{names}: built ({built}/{to_build} tables to build)")
         if callback is not None:
             callback(BuildProgress(done, len(pairs), signature, skipped))
 

@@ -27,6 +27,11 @@ legal move, or a unique beginning of a move, is enough: ``32`` plays
 ``32-28`` when that is the only move from 32. Moves are read, and illegal
 ones explained, by :mod:`damier.moves`, as everywhere in damier. The commands
 are listed by ``help`` (:data:`COMMANDS`).
+
+Every score shown (the engine's moves, its thinking, hints, draw offers) is White's
+view, as in the web app, and the greeting says so once (:data:`SCORE_CONVENTION`).
+With clocks, the terminal waits for a person's line only until that person's flag
+falls: the game then ends at once, and the end is said once.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import re
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -44,7 +50,8 @@ from typing import Any, Union
 
 from damier.board import Board
 from damier.egdb import DEFAULT_ENGINE_PIECES, EgdbSetting
-from damier.engine import LEVELS, Engine, SearchInfo, SearchResult, format_score
+from damier.engine import LEVELS, Engine, SearchInfo, SearchResult
+from damier.engine_types import MATE_SCORE, MATE_THRESHOLD
 from damier.errors import MoveError, PdnError
 from damier.game import (COLOR_TITLES, DEFAULT_LEVEL, ENGINE, HUMAN, PLAYER_KINDS, Game, GameEnd,
                          GameError, parse_time_control)
@@ -69,6 +76,10 @@ __all__ = [
     "render_item",
     "run_terminal",
     "TerminalThinker",
+    "SCORE_CONVENTION",
+    "white_view",
+    "plies_text",
+    "example_moves",
 ]
 
 
@@ -180,6 +191,62 @@ def format_clock(seconds: float) -> str:
         return f"0:{seconds:04.1f}"
     whole = int(seconds)
     return f"{whole // 60}:{whole % 60:02d}"
+
+
+# -- scores -----------------------------------------------------------------------------------
+
+SCORE_CONVENTION = "Scores are from White's side: + is good for White, - for Black."
+"""Said once, in the greeting: every score the terminal shows (the engine's moves, its
+thinking, hints, draw offers) is White's view, as in the web app."""
+
+
+def white_view(score: int, turn: Color) -> str:
+    """An engine score of the side to move (``turn``) in White's view: ``+0.35`` is
+    good for White, ``-0.35`` for Black; a forced result names the winner.
+
+    >>> white_view(35, WHITE), white_view(35, BLACK)
+    ('+0.35', '-0.35')
+    >>> white_view(MATE_SCORE - 7, BLACK), white_view(-(MATE_SCORE - 1), BLACK)
+    ('Black wins in 7 plies', 'White wins in 1 ply')
+    """
+    value = score if turn == WHITE else -score
+    if abs(value) > MATE_THRESHOLD:
+        plies = MATE_SCORE - abs(value)
+        return (f"{'White' if value > 0 else 'Black'} wins in {plies} "
+                f"{'ply' if plies == 1 else 'plies'}")
+    return f"{value / 100:+.2f}"
+
+
+def plies_text(count: int) -> str:
+    """``1 ply``, ``32 plies``: a count of half-moves (one side's move each).
+
+    >>> plies_text(1), plies_text(0), plies_text(32)
+    ('1 ply', '0 plies', '32 plies')
+    """
+    return f"{count} ply" if count == 1 else f"{count} plies"
+
+
+def example_moves(board: Board) -> tuple[str, str | None]:
+    """Moves to show as examples of typing: a legal move of ``board`` (of the variant's
+    start position when ``board`` has none), and a square from which exactly one legal
+    move starts (None when there is none), as typed alone.
+
+    >>> example_moves(Board())
+    ('31-26', '35')
+    >>> example_moves(Board(variant="russian"))
+    ('22-17', '21')
+    """
+    moves = board.legal_moves
+    if not moves:
+        board = Board(variant=board.variant)
+        moves = board.legal_moves
+    starts: dict[int, int] = {}
+    for move in moves:
+        starts[move.from_square] = starts.get(move.from_square, 0) + 1
+    alone = [square for square, count in starts.items() if count == 1]
+    several = [m for m in moves if starts[m.from_square] > 1]
+    move = several[0] if several else moves[0]
+    return board.notation(move), (str(alone[-1]) if alone else None)
 
 
 # -- reading moves ---------------------------------------------------------------------------
@@ -565,6 +632,22 @@ class PlaySession:
         self._announce_end()
         return True
 
+    def seconds_to_flag(self) -> float | None:
+        """Seconds until the flag of the side to move falls while a person is to move and
+        its clock runs (the terminal waits for a line only that long); None otherwise."""
+        game = self.game
+        if (game.clocks is None or self.paused or self.is_over() or self.engine_to_move()
+                or not game.clock_running):
+            return None
+        return max(0.0, self.current_times()[self.board.turn])
+
+    def flag_check(self) -> list[Item]:
+        """Ends the game when the flag of the side to move has fallen (the terminal calls
+        it when the time of :meth:`seconds_to_flag` is up); returns the items said."""
+        with self._collect() as items:
+            self._check_flag()
+        return items
+
     # -- handling input ----------------------------------------------------------------------
 
     def start(self) -> list[Item]:
@@ -576,10 +659,13 @@ class PlaySession:
                 base, inc = self.clock_setting
                 extra += f" Clocks: {format_clock(base)} each, +{inc:g} s a move."
             if self.board.move_stack:
-                extra += f" Going on after {len(self.board.move_stack)} moves."
+                extra += f" Going on after {plies_text(len(self.board.move_stack))}."
+            move, alone = example_moves(self.board)
+            typing = f"Type moves like {move}" + (
+                f" (or just {alone} when only one move starts there)" if alone else "")
             self.say(f"damier play: {self.variant.title} draughts, White: {white}, "
-                     f"Black: {black}.{extra} Type moves like 32-28 (or just 32 when only one "
-                     "move starts there); `help` lists the commands.")
+                     f"Black: {black}.{extra} {typing}; `help` lists the commands. "
+                     f"{SCORE_CONVENTION}")
             self.show_board()
             self._announce_end()
             try:
@@ -608,8 +694,10 @@ class PlaySession:
     def _handle(self, line: str) -> None:
         text = line.strip()
         if not text:
+            self._check_flag()
             return
-        self._check_flag()
+        if self._check_flag() and looks_like_move(text):
+            return          # the flag fell before the move: the end is said, once
         if looks_like_move(text):
             self._human_move(text)
             return
@@ -721,15 +809,14 @@ class PlaySession:
         if self._check_flag():
             return
         notation = board.notation(result.best_move)
-        comment = f"damier: depth {result.depth}, {format_score(result.score)}"
+        comment = f"damier: depth {result.depth}, {white_view(result.score, turn)}"
         if for_human:
             comment += f" (played for {COLOR_TITLES[turn]})"
         self._play(result.best_move, notation, comment)
 
     def _describe(self, board: Board, info: SearchInfo) -> str:
         line = _pv_text(board, info.pv, 6)
-        score = format_score(info.score)
-        return f"depth {info.depth} · {score} for {COLOR_TITLES[board.turn]} · {line}"
+        return f"depth {info.depth} · {white_view(info.score, board.turn)} · {line}"
 
     def _analyse(self, label: str) -> SearchResult:
         """A full-strength search of the position (hint, draw offers)."""
@@ -757,9 +844,12 @@ class PlaySession:
             self.say(f"no command {args!r}; type `help` for the list", "error")
             return
         width = max(len(usage) for usage, _ in COMMANDS.values())
-        lines = ["Type a move in standard notation: 32-28, 19x28, the full path for an "
-                 "ambiguous capture (47x38x24x13x36, or enough of it: 47x24x36); a square "
-                 "alone (32) or the start of a move (32-2) is enough when only one move fits.",
+        move, alone = example_moves(self.board)
+        lines = [f"Type a move in standard notation, such as {move} here; a capture is "
+                 "written with x (FROMxTO), and with its full path (FROMxVIAx...xTO, or "
+                 "enough of it) when two captures share their ends; a square alone"
+                 + (f" ({alone})" if alone else "") + " or the start of a move is enough "
+                 "when only one move fits.",
                  "Commands:"]
         lines += [f"  {usage:<{width}}  {text}" for usage, text in COMMANDS.values()]
         lines.append("Ctrl-C while the engine thinks stops its search (the game pauses).")
@@ -798,6 +888,12 @@ class PlaySession:
             lines.append("A man reaching the last row is crowned and the move ends there.")
         else:
             lines.append("A man is crowned only if its move ends on the last row.")
+        if not v.men_capture_kings:
+            lines.append("Men cannot capture kings.")
+        if v.capture_precedence:
+            lines.append("Among the captures taking the most pieces, one made by a king comes "
+                         "first, then the one taking the most kings, then the one taking a king "
+                         "earliest.")
         lines.append("Draws: " + "; ".join(self.board.rules.summary()) + ".")
         self.say("\n".join(lines), "help")
 
@@ -815,8 +911,8 @@ class PlaySession:
             return
         board = self.board
         verdict = self.engine.egdb_verdict(board)
-        self.say(f"hint: {board.notation(result.best_move)} ({format_score(result.score)} for "
-                 f"{COLOR_TITLES[board.turn]}, depth {result.depth}; line "
+        self.say(f"hint: {board.notation(result.best_move)} "
+                 f"({white_view(result.score, board.turn)}, depth {result.depth}; line "
                  f"{_pv_text(board, result.pv, 8)})"
                  + (f"; {verdict.text()}" if verdict is not None else ""), "hint")
 
@@ -955,7 +1051,7 @@ class PlaySession:
             self._engine.new_game()
         self.paused = self.mode == "engine-engine"
         self.say(f"loaded {path.name}: {self.variant.title} draughts, "
-                 f"{len(board.move_stack)} moves ({headers.get('White', '?')} - "
+                 f"{plies_text(len(board.move_stack))} ({headers.get('White', '?')} - "
                  f"{headers.get('Black', '?')})")
 
     def _cmd_load(self, args: str) -> None:
@@ -1005,7 +1101,7 @@ class PlaySession:
         except OSError as err:
             self.say(f"cannot save to {args!r}: {err.strerror or err}", "error")
             return
-        self.say(f"saved {len(self.board.move_stack)} moves to {path}")
+        self.say(f"saved {plies_text(len(self.board.move_stack))} to {path}")
 
     def _cmd_resign(self, args: str) -> None:
         if self.is_over():
@@ -1036,13 +1132,13 @@ class PlaySession:
                 self.say("draw offer withdrawn (search stopped)", "warning")
                 return
             score = result.score if board.turn == opponent else -result.score
+            seen = white_view(result.score, board.turn)
             if abs(score) <= DRAW_MARGIN:
-                self._agree_draw(f"damier accepts the draw (it sees {format_score(score)})")
+                self._agree_draw(f"damier accepts the draw (it sees {seen})")
             else:
                 why = ("it thinks it stands better" if score > 0 else
-                   "it does not think the game is level")
-                self.say(f"damier declines the draw: {why} ({format_score(score)} for "
-                         f"{COLOR_TITLES[opponent]}). Play on.", "warning")
+                       "it does not think the game is level")
+                self.say(f"damier declines the draw: {why} ({seen}). Play on.", "warning")
             return
         if self.game.draw_offer == opponent:
             self._agree_draw(f"{COLOR_TITLES[offerer]} accepts the draw")
@@ -1129,6 +1225,35 @@ class TerminalThinker:
         return box["result"]
 
 
+class _FlagDue(Exception):
+    """The time of the side to move ran out while the terminal waited for its line."""
+
+
+def _read_before_flag(read_line: Callable[[str], str], session: PlaySession) -> str:
+    """``read_line(prompt)``, given up with :class:`_FlagDue` when the clock of the
+    person to move runs out first: a timer signal (SIGALRM) interrupts the wait, so the
+    flag ends the game without a line being typed. Without the signal (Windows, or
+    not the main thread) the flag is seen after the next line, as before."""
+    seconds = session.seconds_to_flag()
+    if (seconds is None or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        return read_line(session.prompt())
+
+    def due(signum: int, frame: Any) -> None:
+        raise _FlagDue()
+
+    previous = signal.signal(signal.SIGALRM, due)
+    try:
+        # a moment past the flag, so that the game's own check sees it fall
+        signal.setitimer(signal.ITIMER_REAL, seconds + 0.05)
+        try:
+            return read_line(session.prompt())
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
 def run_terminal(session: PlaySession, console: Any, *, pieces: str = "disc",
                  read_line: Callable[[str], str] | None = None) -> int:
     """The interactive loop: prints the session's output with ``console`` and
@@ -1140,6 +1265,7 @@ def run_terminal(session: PlaySession, console: Any, *, pieces: str = "disc",
 
     session.sink = sink
     session.thinker = TerminalThinker(console)
+    timed = False
     if read_line is None:
         try:
             import readline  # noqa: F401  (line editing and history for input())
@@ -1150,6 +1276,8 @@ def run_terminal(session: PlaySession, console: Any, *, pieces: str = "disc",
             from rich.markup import escape
             return str(console.input(f"[bold]{escape(prompt)}[/bold]"))
 
+        timed = True
+
     try:
         session.start()
     except KeyboardInterrupt:
@@ -1157,7 +1285,14 @@ def run_terminal(session: PlaySession, console: Any, *, pieces: str = "disc",
     interrupts = 0
     while not session.quit_requested:
         try:
-            line = read_line(session.prompt())
+            if timed:
+                line = _read_before_flag(read_line, session)
+            else:
+                line = read_line(session.prompt())
+        except _FlagDue:
+            console.print()
+            session.flag_check()
+            continue
         except EOFError:
             console.print()
             break

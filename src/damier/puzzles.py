@@ -24,11 +24,20 @@ move. At the horizon a position where the side to move must capture is not
 counted: captures are searched on until a quiet position is reached (captures
 are compulsory, so this is part of the game). A puzzle is proven when its first
 move reaches at least ``gain`` against every defence within ``depth`` plies
-(the first move counted), while every other legal first move reaches less: the
+(the first move counted), while every other legal first move reaches less, and
+no other first move wins the game (:func:`forced_win`: the opponent left without a
+move within :data:`WIN_PLIES` plies, found by a boolean search of at most
+:data:`WIN_NODES` nodes, or by an endgame database when one is given): the
 solution is sound and unique. ``depth`` is the horizon of that proof; the
 solution line may run past it through the captures the horizon resolves. Only
 the first move is proven unique: later in the line the solver may have other
-moves that keep the gain, which :func:`check_move` (for a puzzle page) accepts.
+moves that keep the gain or win the game, which :func:`check_move` (for a
+puzzle page) accepts.
+
+**Themes** (:data:`THEMES`, :func:`puzzle_themes`): each puzzle is tagged with
+what its position and solution show: ``shot`` (material given on the way),
+``king`` (a man crowned), ``endgame`` (a quarter of the pieces or fewer left),
+``blockade`` (a win by leaving pieces that cannot move).
 
 **Mining** (:func:`mine`, :func:`mine_game`): every position of a game from
 ply ``skip_plies`` on (6 by default: the opening plies of self-play are book
@@ -72,7 +81,7 @@ stops it, and running the same command again resumes)::
 
     damier puzzles mine --variant international --games 400 --depth 10 \\
         --out puzzles.json --seed 1
-    damier puzzles verify puzzles.json
+    damier puzzles verify puzzles.json [--write]
     damier puzzles stats puzzles.json
 
 ``mine`` plays self-play games (:func:`selfplay_game`: International from a
@@ -85,8 +94,17 @@ it appends one JSON line (the game's counts and puzzles) to the journal
 the games already done; ``--games`` may grow between runs, the other options
 must stay the same.
 
-The shipped sets are ``damier/data/puzzles_<variant>.json`` (see
-:func:`load_puzzles`), with the manifest that says how they were made.
+``verify`` proves every puzzle of a file again; with ``--write`` it rewrites the
+file with the proven ones only, their themes told again, and adds to its manifest's
+``"verified"`` list the command, the date and the puzzles dropped with the reason.
+
+The shipped sets are ``damier/data/puzzles_<variant>.json``, with the manifest
+that says how they were made; :func:`load_puzzles` reads the one the variant
+registry names (:attr:`damier.variants.Variant.puzzles_file`). The
+International and English sets were mined before the forced-win search existed and
+then checked with ``damier puzzles verify FILE --write``: it dropped 20 of 333 and
+16 of 163 puzzles, each with another first move that wins the game (a rule a puzzle
+page that accepts every winning move needs).
 """
 
 from __future__ import annotations
@@ -100,7 +118,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -113,6 +131,7 @@ from damier.progress import ProgressBar
 from damier.variants import Variant, get_variant
 
 if TYPE_CHECKING:
+    from damier.egdb import Database
     from damier.engine import Engine, SearchInfo
 
 __all__ = ["Puzzle", "Gain", "Verdict", "Prover", "ProofTooLarge", "MiningOptions",
@@ -120,7 +139,9 @@ __all__ = ["Puzzle", "Gain", "Verdict", "Prover", "ProofTooLarge", "MiningOption
            "check_move", "rate", "puzzle_id", "mine", "mine_game", "mine_position",
            "selfplay_game", "selfplay_games", "load_puzzles", "read_puzzles", "write_puzzles",
            "journal_path", "run_mining", "summarize",
-           "MAN_VALUE", "KING_VALUE", "WIN", "WIN_THRESHOLD", "FOUND_MARGIN"]
+           "forced_win", "puzzle_themes", "THEMES",
+           "MAN_VALUE", "KING_VALUE", "WIN", "WIN_THRESHOLD", "WIN_PLIES", "WIN_NODES",
+           "FOUND_MARGIN"]
 
 Gain = Union[int, Literal["win"]]
 """Net material won (a man 1, a king 3), or ``"win"``: the opponent is left without a move."""
@@ -131,6 +152,15 @@ WIN = 1000
 """The prover's value of a position whose side to move has won (the opponent cannot move)."""
 WIN_THRESHOLD = WIN - 200
 """A prover value at least this is a forced win within the horizon."""
+WIN_PLIES = 15
+"""The longest forced win (plies, the move counted) looked for off a puzzle's solution:
+:func:`check_move` accepts a move that wins the game within it, and :func:`prove` refuses
+a puzzle whose other first moves do (see :func:`forced_win`)."""
+WIN_NODES = 400_000
+"""The node budget of that search, each move tried a node (about 0.4 s at most); a
+win it does not find within the budget is not counted. :func:`check_move` and
+:func:`prove` use the same search and budget, so a proven puzzle has no other first
+move that :func:`check_move` accepts as a win."""
 
 RATING_MIN = 800
 RATING_MAX = 2200
@@ -176,6 +206,8 @@ class Puzzle:
     :param rating: difficulty, about 800 to 2200 (see :func:`rate`).
     :param depth: the plies of the proof's horizon (first move included).
     :param source: where the position comes from, e.g. ``"selfplay seed 1 game 7 ply 31"``.
+    :param themes: what kind of puzzle it is, names of :data:`THEMES` in that order
+        (:func:`puzzle_themes` tells them; a list is kept as a tuple).
     """
 
     id: str
@@ -186,12 +218,22 @@ class Puzzle:
     rating: int
     depth: int
     source: str = ""
+    themes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         solution = tuple(self.solution)
         if not solution or not all(isinstance(text, str) and text for text in solution):
             raise ValueError(f"a puzzle's solution is a non-empty list of moves, got {solution!r}")
         object.__setattr__(self, "solution", solution)
+        themes = self.themes
+        if isinstance(themes, str) or not isinstance(themes, Iterable):
+            raise ValueError(f"a puzzle's themes are a list of names, got {themes!r}")
+        themes = tuple(themes)
+        unknown = [t for t in themes if t not in THEMES]
+        if unknown:
+            raise ValueError(f"unknown puzzle theme {unknown[0]!r} (the themes: "
+                             f"{', '.join(THEMES)})")
+        object.__setattr__(self, "themes", tuple(t for t in THEMES if t in themes))
         object.__setattr__(self, "gain", _check_gain(self.gain))
         for name in ("rating", "depth"):
             value = getattr(self, name)
@@ -200,11 +242,11 @@ class Puzzle:
 
     @classmethod
     def new(cls, variant: str | Variant, fen: str, solution: Sequence[str], gain: Gain,
-            rating: int, depth: int, source: str = "") -> Puzzle:
+            rating: int, depth: int, source: str = "", themes: Iterable[str] = ()) -> Puzzle:
         """A puzzle with its id computed and its FEN normalised."""
         v = get_variant(variant)
         return cls(puzzle_id(v, fen), v.name, _normal_fen(v, fen), tuple(solution), gain,
-                   rating, depth, source)
+                   rating, depth, source, tuple(themes))
 
     def board(self) -> Board:
         """The puzzle's position on a new board."""
@@ -229,21 +271,25 @@ class Puzzle:
         """The puzzle as JSON-ready data (``solution`` a list)."""
         return {"id": self.id, "variant": self.variant, "fen": self.fen,
                 "solution": list(self.solution), "gain": self.gain, "rating": self.rating,
-                "depth": self.depth, "source": self.source}
+                "depth": self.depth, "source": self.source, "themes": list(self.themes)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Puzzle:
         """The puzzle of :meth:`to_dict`'s data. The id must be the position's
         :func:`puzzle_id` (:class:`ValueError` otherwise)."""
         known = {f.name for f in fields(cls)}
-        missing = known - {"source"} - set(data)
+        missing = known - {"source", "themes"} - set(data)
         if missing:
             raise ValueError(f"a puzzle needs {', '.join(sorted(missing))}")
         solution = data["solution"]
         if isinstance(solution, str) or not isinstance(solution, Sequence):
             raise ValueError(f"a puzzle's solution is a list of moves, got {solution!r}")
+        themes = data.get("themes") or ()
+        if isinstance(themes, str) or not isinstance(themes, Sequence):
+            raise ValueError(f"a puzzle's themes are a list of names, got {themes!r}")
         puzzle = cls(str(data["id"]), str(data["variant"]), str(data["fen"]), tuple(solution),
-                     data["gain"], data["rating"], data["depth"], str(data.get("source", "")))
+                     data["gain"], data["rating"], data["depth"], str(data.get("source", "")),
+                     tuple(themes))
         expected = puzzle_id(puzzle.variant, puzzle.fen)
         if puzzle.id != expected:
             raise ValueError(f"puzzle {puzzle.id!r}: the id of {puzzle.variant} {puzzle.fen} "
@@ -285,6 +331,11 @@ class Prover:
     def __init__(self, max_nodes: int | None = None) -> None:
         self.nodes = 0
         self.max_nodes = max_nodes
+        # what the forced-win search has proven: (variant, position key) -> (the fewest
+        # plies it is known won within, 0 when none; the most plies known not enough)
+        self._proven: dict[tuple[int, int], tuple[int, int]] = {}
+        # the defence that last held a position (tried first when it comes again)
+        self._saving: dict[tuple[int, int], Move] = {}
 
     def negamax(self, board: Board, depth: int, alpha: int = -WIN - 1,
                 beta: int = WIN + 1) -> int:
@@ -327,6 +378,113 @@ class Prover:
         """Whether ``move`` reaches at least ``bound`` (a null-window search)."""
         return self.value_after(board, move, depth, bound - 1, bound) >= bound
 
+    # -- forced wins: the opponent left without a move ---------------------------------------
+
+    def _count(self) -> None:
+        self.nodes += 1
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise ProofTooLarge(f"more than {self.max_nodes} nodes")
+
+    def wins_within(self, board: Board, plies: int) -> bool:
+        """Whether ``board``'s side to move leaves the opponent without a legal move
+        within ``plies`` plies (its own moves counted) against every defence.
+
+        A boolean search (each move tried is a node): the moves leaving the opponent
+        the fewest replies are tried first, and what is proven of a position (won
+        within ``n`` plies, or not within ``n``) is kept for the rest of the
+        prover's searches, so that deepening ``plies`` two at a time costs little
+        more than the last step.
+
+        >>> Prover().wins_within(Board("W:W28:B23"), 1)         # 28x19 takes the last man
+        True
+        >>> Prover().wins_within(Board("W:WK31:BK20"), 5)       # a king each: a draw
+        False
+        """
+        if plies < 1:
+            return False
+        key = (board.variant.index, board.zobrist_hash())
+        won, lost = self._proven.get(key, (0, 0))
+        if won and won <= plies:
+            return True
+        if lost >= plies:
+            return False
+        result = False
+        tried: list[tuple[int, int, Move, list[Move]]] = []
+        for index, move in enumerate(board.legal_moves):
+            self._count()
+            board._push_legal(move)
+            if plies < 3:
+                result = not board._has_legal_move()
+                board._pop_move()
+                if result:
+                    break
+                continue
+            replies = board.legal_moves
+            board._pop_move()
+            if not replies:
+                result = True
+                break
+            tried.append((len(replies), index, move, replies))
+        if not result and tried:
+            tried.sort(key=lambda item: (item[0], item[1]))
+            for _, _, move, replies in tried:
+                board._push_legal(move)
+                try:
+                    result = self._every_reply_loses(board, replies, plies - 1)
+                finally:
+                    board._pop_move()
+                if result:
+                    break
+        if result:
+            won = min(won, plies) if won else plies
+        else:
+            lost = max(lost, plies)
+        self._proven[key] = (won, lost)
+        return result
+
+    def _every_reply_loses(self, board: Board, replies: list[Move], plies: int) -> bool:
+        """Whether every one of ``replies``, the legal moves of ``board``'s side to move,
+        lets the opponent win within ``plies - 1`` plies after it."""
+        key = (board.variant.index, board.zobrist_hash())
+        saving = self._saving.get(key)
+        if saving is not None and saving in replies:
+            replies = [saving, *(reply for reply in replies if reply != saving)]
+        for reply in replies:
+            self._count()
+            board._push_legal(reply)
+            try:
+                won = self.wins_within(board, plies - 1)
+            finally:
+                board._pop_move()
+            if not won:
+                self._saving[key] = reply
+                return False
+        return True
+
+    def win_distance(self, board: Board, move: Move, plies: int) -> int | None:
+        """The fewest plies (``move`` counted: an odd number) within which playing
+        ``move`` leaves the opponent without a legal move against every defence, searched
+        up to ``plies``; None when there is no such win within ``plies``. Raises
+        :class:`ProofTooLarge` past the node budget (the search deepens two plies at
+        a time, so a budget stops it at the depth it had reached).
+
+        >>> board = Board("W:W10,15,21,31,39,44:B4,12,32")
+        >>> Prover().win_distance(board, board.parse_move("39-33"), 15)
+        13
+        >>> Prover().win_distance(board, board.parse_move("10-5"), 13) is None
+        True
+        """
+        work = board.copy(stack=False)
+        work._push_legal(move)
+        self._count()
+        replies = work.legal_moves
+        if not replies:
+            return 1
+        for total in range(3, plies + 1, 2):
+            if self._every_reply_loses(work, replies, total - 1):
+                return total
+        return None
+
 
 def _need(board: Board, gain: Gain) -> int:
     """The value (absolute, side to move) that reaching ``gain`` means."""
@@ -335,6 +493,40 @@ def _need(board: Board, gain: Gain) -> int:
 
 def _net(value: int, base: int) -> int | Literal["win"]:
     return "win" if value >= WIN_THRESHOLD else value - base
+
+
+def forced_win(board: Board, move: Move, *, plies: int = WIN_PLIES,
+               max_nodes: int | None = WIN_NODES,
+               database: Database | None = None) -> int | None:
+    """The plies (``move`` counted) within which playing ``move`` wins the game for
+    ``board``'s side to move, the opponent left without a legal move against every
+    defence; None when that is not shown.
+
+    The endgame ``database`` decides when it is given and holds the position after
+    ``move`` (at any distance: a database win is a win); otherwise the prover's
+    forced-win search (:meth:`Prover.win_distance`) looks ``plies`` deep within
+    ``max_nodes`` nodes. The draw rules are not looked at (as in the prover).
+
+    >>> board = Board("W:W10,15,21,31,39,44:B4,12,32")
+    >>> forced_win(board, board.parse_move("39-33"))
+    13
+    >>> forced_win(board, board.parse_move("21-16")) is None
+    True
+    """
+    if database is not None and database.variant == board.variant:
+        from damier.egdb import Wdl
+
+        after = board.copy(stack=False)
+        after._push_legal(move)
+        wdl = database.get_wdl(after)
+        if wdl is not None:
+            if wdl != Wdl.LOSS:
+                return None
+            return 1 - database.probe_dtw(after)      # the opponent loses in -dtw plies
+    try:
+        return Prover(max_nodes).win_distance(board, move, plies)
+    except ProofTooLarge:
+        return None
 
 
 @dataclass(frozen=True)
@@ -357,11 +549,15 @@ class Verdict:
 
 
 def prove(board: Board, move: Move | str, *, gain: Gain, depth: int, extra_plies: int = 0,
-          max_nodes: int | None = None) -> Verdict:
+          max_nodes: int | None = None, win_plies: int = WIN_PLIES,
+          win_nodes: int | None = WIN_NODES, database: Database | None = None) -> Verdict:
     """Proves that ``move`` is a sound and unique shot in ``board``'s position:
     it reaches at least ``gain`` against every defence within ``depth`` plies
-    (and within ``depth + extra_plies`` too), and no other legal move reaches
-    ``gain`` within ``depth`` plies.
+    (and within ``depth + extra_plies`` too), no other legal move reaches
+    ``gain`` within ``depth`` plies, and no other legal move wins the game
+    (:func:`forced_win` with ``win_plies``, ``win_nodes`` and ``database``;
+    ``win_plies=0`` and no database leave that out), since :func:`check_move`
+    accepts such a move too.
 
     >>> board = Board("W:W27,32,34,37,38,40,45,49:B1,2,11,12,16,18,23,25")
     >>> prove(board, "27-22", gain=2, depth=5)
@@ -397,7 +593,21 @@ def prove(board: Board, move: Move | str, *, gain: Gain, depth: int, extra_plies
                                _net(reached, base), rival, prover.nodes)
     except ProofTooLarge as exc:
         return Verdict(False, f"too large to prove ({exc})", nodes=prover.nodes)
+    if win_plies > 0 or database is not None:
+        for other in board.legal_moves:
+            if other == move:
+                continue
+            plies = forced_win(board, other, plies=win_plies, max_nodes=win_nodes,
+                               database=database)
+            if plies is not None:
+                rival = board.notation(other)
+                return Verdict(False, f"not unique: {rival} wins the game too (in {plies} "
+                               f"{_plies(plies)})", _net(reached, base), rival, prover.nodes)
     return Verdict(True, "proven", _net(reached, base), nodes=prover.nodes)
+
+
+def _plies(count: int) -> str:
+    return "ply" if count == 1 else "plies"
 
 
 def _gain_text(gain: int | Literal["win"]) -> str:
@@ -407,7 +617,8 @@ def _gain_text(gain: int | Literal["win"]) -> str:
 def verify(puzzle: Puzzle | Board | str, solution: Sequence[str] | str | None = None, *,
            gain: Gain | None = None, depth: int | None = None,
            variant: str | Variant = "international", complete: bool | None = None,
-           extra_plies: int = 0, max_nodes: int | None = None) -> Verdict:
+           extra_plies: int = 0, max_nodes: int | None = None, win_plies: int = WIN_PLIES,
+           win_nodes: int | None = WIN_NODES, database: Database | None = None) -> Verdict:
     """Checks a puzzle with the prover, independently of the engine.
 
     ``puzzle`` is a :class:`Puzzle`, or a position (a board or a FEN of
@@ -415,7 +626,8 @@ def verify(puzzle: Puzzle | Board | str, solution: Sequence[str] | str | None = 
     text separated by spaces), ``gain`` and ``depth``. Proven when:
 
     - the solution's moves are legal one after the other, and :func:`prove`
-      proves its first move (sound and unique at ``depth`` plies);
+      proves its first move (sound and unique at ``depth`` plies, and no other
+      first move winning the game: ``win_plies``, ``win_nodes``, ``database``);
     - when the solution is ``complete`` (the default for a :class:`Puzzle`):
       it has an odd number of moves (the solver moves last) and it realises
       the gain: after it the solver is at least ``gain`` ahead of the starting
@@ -457,7 +669,8 @@ def verify(puzzle: Puzzle | Board | str, solution: Sequence[str] | str | None = 
         if not _realised(line, base, gain):
             return Verdict(False, f"the solution does not realise {_gain_text(gain)}")
     return prove(board, moves[0], gain=gain, depth=depth, extra_plies=extra_plies,
-                 max_nodes=max_nodes)
+                 max_nodes=max_nodes, win_plies=win_plies, win_nodes=win_nodes,
+                 database=database)
 
 
 def _realised(board: Board, base: int, gain: Gain) -> bool:
@@ -553,17 +766,23 @@ class Step:
 
 
 def check_move(puzzle: Puzzle, played: Sequence[str], move: str, *,
-               max_nodes: int | None = 2_000_000) -> Step:
+               max_nodes: int | None = 2_000_000, win_plies: int = WIN_PLIES,
+               win_nodes: int | None = WIN_NODES, database: Database | None = None) -> Step:
     """Judges the solver's ``move`` after the moves ``played`` from the puzzle's
     position (the solver's moves and the replies, an even number of them), for
     a puzzle page.
 
-    The first move must be the solution's (it is the only one, :func:`prove`
-    says so). Later, the solution's move is right, and so is any other move
-    that the prover finds still reaches the gain against every defence within
-    the plies left of the puzzle's depth (at least one); the reply is then the
-    solution's while the player follows it, else the prover's best defence.
-    An illegal ``move`` or ``played`` raises :class:`damier.IllegalMoveError`.
+    A move is right when it is the solution's (while the player follows it), when
+    the prover finds it still reaches the gain against every defence within the
+    plies left of the puzzle's depth (at least one; ``max_nodes``), or when it wins
+    the game (:func:`forced_win`: the endgame ``database`` when given and the
+    position is in it, else a forced-win search ``win_plies`` deep within
+    ``win_nodes``), even if more slowly or faster than the solution. The first move
+    of a proven puzzle has no such rival (:func:`prove` checks it with the same
+    search), so there only the solution's first move is right. The reply is the
+    solution's while the player follows it; else, after a move that wins the game,
+    the defence that holds out longest, and after any other the prover's best
+    defence. An illegal ``move`` or ``played`` raises :class:`damier.IllegalMoveError`.
 
     >>> puzzle = Puzzle.new("international", "W:W27,32,34,37,38,40,45,49:B1,2,11,12,16,18,23,25",
     ...                     "27-22 18x27 32x21 16x27 34-30 25x34 40x16".split(), 2, 1460, 5)
@@ -587,24 +806,55 @@ def check_move(puzzle: Puzzle, played: Sequence[str], move: str, *,
     on_line = (list(played) == list(solution[:ply]) and ply < len(solution)
                and board.parse_move(solution[ply]) == chosen)
     remaining = max(1, puzzle.depth - ply)
-    prover = Prover(max_nodes)
+    win: int | None = None
     if not on_line:
-        if ply == 0:
-            return Step(False, False, None)
         need = WIN_THRESHOLD if puzzle.gain == "win" else base + puzzle.gain
         try:
-            if prover.value_after(board, chosen, remaining) < need:
-                return Step(False, False, None)
+            # on a copy: a search stopped by its budget leaves its moves on the board
+            keeps = Prover(max_nodes).value_after(board.copy(stack=False), chosen,
+                                                  remaining) >= need
         except ProofTooLarge:
-            return Step(False, False, None)
+            keeps = False
+        if not keeps:
+            win = forced_win(board, chosen, plies=win_plies, max_nodes=win_nodes,
+                             database=database)
+            if win is None:
+                return Step(False, False, None)
     board.push(chosen)
     if not board.legal_moves or _realised(board, base, puzzle.gain):
         return Step(True, True, None)
     if on_line and ply + 1 < len(solution):
         return Step(True, False, solution[ply + 1])
-    prover = Prover(None)
-    reply = _pick(prover, board, board.legal_moves, remaining - 1, None)
+    reply = _longest_defence(board, win, win_nodes, database) if win is not None else None
+    if reply is None:
+        reply = _pick(Prover(None), board, board.legal_moves, remaining - 1, None)
     return Step(True, False, board.notation(reply))
+
+
+def _longest_defence(board: Board, plies: int, max_nodes: int | None,
+                     database: Database | None) -> Move | None:
+    """The reply of ``board``'s side to move, lost within ``plies`` plies (its own
+    moves counted), that holds out longest: by the ``database`` when it holds the
+    position, else by the forced-win search within ``max_nodes``; None past the budget."""
+    if database is not None and database.variant == board.variant \
+            and database.get_wdl(board) is not None:
+        return database.best_moves(board.copy(stack=False))[0][0]
+    prover = Prover(max_nodes)
+    best: Move | None = None
+    longest = -1
+    try:
+        for reply in board.legal_moves:
+            board._push_legal(reply)
+            try:
+                lasts = next((n for n in range(1, plies, 2) if prover.wins_within(board, n)),
+                             plies)
+            finally:
+                board._pop_move()
+            if lasts > longest:
+                best, longest = reply, lasts
+    except ProofTooLarge:
+        return None
+    return best
 
 
 def _texts(board: Board, moves: Sequence[Move]) -> list[str]:
@@ -647,6 +897,56 @@ def _sacrificed(board: Board, line: Sequence[Move]) -> int:
         solver_view = -material(work) if ply % 2 == 0 else material(work)
         worst = max(worst, base - solver_view)
     return worst
+
+
+# -- themes -----------------------------------------------------------------------------------
+
+THEMES: dict[str, str] = {
+    "shot": "the solver gives material on the way (a man or more behind its starting "
+            "balance at some point of the solution) and wins more back: a combination",
+    "king": "one of the solver's men is crowned in the solution",
+    "endgame": "at most a quarter of the pieces the game starts with are on the board "
+               "(10 in International, 6 on 8x8 boards)",
+    "blockade": "the solution wins the game by leaving the opponent pieces that cannot move",
+}
+"""The themes a puzzle is tagged with (:attr:`Puzzle.themes`), in this order: each
+name and what it means. :func:`puzzle_themes` tells them from the position and the
+solution alone."""
+
+
+def puzzle_themes(puzzle: Puzzle) -> tuple[str, ...]:
+    """The :data:`THEMES` of ``puzzle``, told from its position and solution (an
+    illegal solution raises :class:`damier.IllegalMoveError`).
+
+    >>> coup = Puzzle.new("international", "W:W27,32,34,37,38,40,45,49:B1,2,11,12,16,18,23,25",
+    ...                   "27-22 18x27 32x21 16x27 34-30 25x34 40x16".split(), 2, 1460, 5)
+    >>> puzzle_themes(coup)      # two men given on the way, sixteen pieces on the board
+    ('shot',)
+    """
+    board = puzzle.board()
+    start = board.variant
+    initial = Board(variant=start)
+    found: set[str] = set()
+    if sum(board._counts()) * 4 <= sum(initial._counts()):
+        found.add("endgame")
+    solver = board.turn
+    work = board.copy(stack=False)
+    moves = []
+    for ply, text in enumerate(puzzle.solution):
+        move = work.parse_move(text)
+        piece = work.piece_at(move.from_square)
+        work.push(move)
+        moves.append(move)
+        crowned = work.piece_at(move.to_square)
+        if (ply % 2 == 0 and piece is not None and not piece.king and crowned is not None
+                and crowned.king):
+            found.add("king")
+    if _sacrificed(board, moves) >= MAN_VALUE:
+        found.add("shot")
+    if puzzle.gain == "win" and not work.legal_moves and any(
+            piece.color != solver for piece in work.piece_map().values()):
+        found.add("blockade")
+    return tuple(t for t in THEMES if t in found)
 
 
 # -- mining -----------------------------------------------------------------------------------
@@ -800,6 +1100,7 @@ def mine_position(board: Board, engine: Engine, options: MiningOptions = MiningO
     rating = rate(find_depth=_find_depth(trace, first, options), solver_moves=(len(line) + 1) // 2,
                   quiet=not first.is_capture, sacrificed=_sacrificed(work, line))
     puzzle = Puzzle.new(board.variant, work.fen(), texts, gain, rating, depth, source)
+    puzzle = replace(puzzle, themes=puzzle_themes(puzzle))
     verdict = verify(puzzle, extra_plies=options.extra_plies, max_nodes=options.max_nodes)
     if not verdict:
         if verdict.reason.startswith("not unique"):
@@ -1048,8 +1349,9 @@ def _engine_version() -> dict[str, Any]:
 
 def summarize(puzzles: Sequence[Puzzle]) -> dict[str, Any]:
     """Counts of ``puzzles``: how many, their ratings (extremes, quartiles, 200-point
-    buckets), gains, depths, and how many begin with a quiet move (the ``summary`` of a
-    mined file's manifest; ``damier puzzles stats`` prints it)."""
+    buckets), gains, depths, how many begin with a quiet move and how many have each
+    theme (the ``summary`` of a mined file's manifest; ``damier puzzles stats`` prints
+    it)."""
     ratings = sorted(p.rating for p in puzzles)
     gains = Counter(str(p.gain) for p in puzzles)
     buckets = Counter(f"{r // 200 * 200}-{r // 200 * 200 + 199}" for r in ratings)
@@ -1066,7 +1368,9 @@ def summarize(puzzles: Sequence[Puzzle]) -> dict[str, Any]:
             "gain": dict(sorted(gains.items())),
             "depth": dict(sorted(Counter(str(p.depth) for p in puzzles).items(),
                                  key=lambda kv: int(kv[0]))),
-            "quiet_first_move": sum(1 for p in puzzles if "x" not in p.first_move)}
+            "quiet_first_move": sum(1 for p in puzzles if "x" not in p.first_move),
+            "themes": {name: count for name in THEMES
+                       if (count := sum(1 for p in puzzles if name in p.themes))}}
 
 
 def run_mining(*, variant: str, games: int, out: str | os.PathLike[str], seed: int = 1,

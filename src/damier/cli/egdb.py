@@ -5,18 +5,21 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from damier._core import EgTables
 from damier.board import Board
 from damier.egdb import (FORMAT_VERSION, MAX_PIECES, MissingTableError, TableError, Wdl,
-                         default_directory, open_database, signature_name, table_files,
-                         table_info, verify_report)
+                         default_directory, open_database, signature_name, signatures,
+                         table_files, table_info, verify_report)
 from damier.egdb_build import build
-from damier.variants import DEFAULT_VARIANT, VARIANTS, get_variant
+from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
-__all__ = ["add_egdb_parser", "egdb_command"]
+__all__ = ["add_egdb_parser", "egdb_command", "build_plan", "BuildPlan", "MEASURED_BUILDS"]
 
 
 def add_egdb_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -44,6 +47,9 @@ def add_egdb_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    "--address; needs damier[train]; --threads is then per task)")
     b.add_argument("--address", help="Ray cluster to join (implies --ray; the directory "
                    "must be shared by every node, at the same path)")
+    b.add_argument("--yes", "-y", action="store_true",
+                   help="build without asking (a build expected to take a minute or more, or "
+                   "a gigabyte of memory, asks first when the input is a terminal)")
     i = cmds.add_parser("info", help="list the tables of a directory")
     i.add_argument("--dir", help=dir_help)
     i.add_argument("--variant", default=None, help="only this variant")
@@ -75,10 +81,144 @@ def egdb_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
 
 
+MEASURED_BUILDS: dict[str, tuple[int, float]] = {
+    "international": (5, 50.0),
+    "english": (6, 45.0),
+    "russian": (6, 62.0),
+    "brazilian": (6, 58.0),
+}
+"""The measured builds the time of a build is estimated from: variant -> (pieces, minutes
+of one core for the tables of 2 to that many pieces), the figures of
+:attr:`damier.variants.Variant.egdb_build_pieces` (the project's 2-core machine):
+International 2-5 pieces about 50 minutes; English 2-6 45 minutes of CPU time;
+Russian and Brazilian 57 and 53 minutes for their 6-piece tables, plus about 5 for
+2-5. A build is estimated at the same time per position as its variant's (Italian,
+not measured, at English's: the same board and short kings)."""
+
+BYTES_PER_POSITION = 2
+"""A build holds every table it builds or finds in memory, 2 bytes a position (slot), to
+the end: its memory at the peak (International 2-5 pieces: 3.8 GB; 8 x 8 2-6 pieces:
+7.5 GB, as measured)."""
+
+CONFIRM_SECONDS = 60.0
+"""A build expected to take at least this long ..."""
+CONFIRM_BYTES = 10**9
+"""... or this much memory asks for confirmation when the input is a terminal."""
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """What ``damier egdb build`` is about to do: the tables of 2 to ``pieces`` pieces
+    (``tables`` files, ``there`` of them present), ``positions`` slots in all and
+    ``to_build`` slots to build, and the expected ``seconds`` of one core (None when no
+    build of the variant was measured) and ``memory`` in bytes."""
+
+    variant: str
+    pieces: int
+    folder: Path
+    tables: int
+    there: int
+    positions: int
+    to_build: int
+    seconds: float | None
+    memory: int
+    rate_from: str | None
+
+    def text(self) -> str:
+        """The plan in words (two or three lines)."""
+        lines = [f"{self.variant}: the endgame tables of 2 to {self.pieces} pieces in "
+                 f"{self.folder}: {self.tables} tables, {self.positions:,d} positions; "
+                 + (f"{self.there} there already, {self.tables - self.there} to build"
+                    if self.there else "none there yet, all to build")]
+        if self.to_build:
+            if self.seconds is None:
+                took = "time: not known (no build of this variant was measured)"
+            else:
+                took = (f"expected: about {_duration(self.seconds)} of one core"
+                        + (f" (at {self.rate_from}'s speed: {self.variant} was not measured)"
+                           if self.rate_from else ""))
+            lines.append(f"{took}, and about {_size(self.memory)} of memory at the peak "
+                         "(every table is held in memory while the build runs)")
+        return "\n".join(lines)
+
+
+def build_plan(root: Path, variant: Variant, pieces: int) -> BuildPlan:
+    """The :class:`BuildPlan` of building ``variant``'s tables of 2 to ``pieces`` pieces
+    in ``root`` (see :data:`MEASURED_BUILDS` for the time)."""
+    if not 2 <= pieces <= MAX_PIECES:
+        raise ValueError(f"pieces must be between 2 and {MAX_PIECES}, got {pieces}")
+    folder = root / variant.name
+    counter = EgTables(variant.index)
+    tables = signatures(pieces)
+    sizes = {s: int(counter.positions(s)) for s in tables}
+    present = {s for s in tables if (folder / f"{signature_name(s)}.egdb").exists()}
+    # a table counts as there when its mirror is too: the build makes the two together
+    there = {s for s in present if (s[2], s[3], s[0], s[1]) in present}
+    positions = sum(sizes.values())
+    to_build = sum(n for s, n in sizes.items() if s not in there)
+    name = variant.name if variant.name in MEASURED_BUILDS else (
+        "english" if variant.size == 8 and not variant.flying_kings else None)
+    seconds = None
+    if name is not None:
+        measured, minutes = MEASURED_BUILDS[name]
+        rate = minutes * 60 / sum(int(counter.positions(s)) for s in signatures(measured))
+        seconds = to_build * rate
+    return BuildPlan(variant.name, pieces, folder, len(tables), len(there), positions, to_build,
+                     seconds, BYTES_PER_POSITION * positions,
+                     None if name in (None, variant.name) else get_variant(name).title)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def _confirm(question: str, err: TextIO) -> bool | None:
+    """Asks ``question`` on the terminal; None when the input is not a terminal."""
+    stdin = sys.stdin
+    try:
+        if stdin is None or not stdin.isatty():
+            return None
+    except (ValueError, OSError):
+        return None
+    err.write(f"{question} [y/N] ")
+    err.flush()
+    try:
+        answer = stdin.readline()
+    except (KeyboardInterrupt, EOFError):
+        answer = ""
+    if not answer.endswith("\n"):
+        err.write("\n")
+    return answer.strip().lower() in ("y", "yes")
+
+
 def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     variant = get_variant(args.variant)
     pieces = args.pieces if args.pieces is not None else variant.egdb_build_pieces
     root = Path(args.dir) if args.dir else default_directory()
+    if variant.goal != "normal":
+        raise ValueError(f"endgame databases are built for variants in which a player who "
+                         f"cannot move loses; {variant.title} has another goal "
+                         f"({variant.goal})")
+    plan = build_plan(root, variant, pieces)
+    err.write(plan.text() + "\n")
+    big = plan.to_build > 0 and ((plan.seconds or 0.0) >= CONFIRM_SECONDS
+                                 or plan.memory >= CONFIRM_BYTES)
+    if big and not args.yes:
+        answer = _confirm("Build them?", err)
+        if answer is False:
+            err.write("nothing built\n")
+            return 1
     start = time.perf_counter()
     try:
         reports = build(root, pieces=pieces, variant=variant, threads=args.threads,
@@ -190,7 +330,13 @@ def _probe_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if wdl == Wdl.DRAW:
         out.write("draw\n")
     elif wdl == Wdl.WIN:
-        out.write(f"{side} to move wins in {dtw} plies\n")
+        out.write(f"{side} to move wins in {_plies(dtw)}\n")
+    elif dtw == 0:
+        out.write(f"{side} to move has lost (no move)\n")
     else:
-        out.write(f"{side} to move loses in {-dtw} plies\n")
+        out.write(f"{side} to move loses in {_plies(-dtw)}\n")
     return 0
+
+
+def _plies(count: int) -> str:
+    return f"{count} ply" if count == 1 else f"{count} plies"

@@ -10,10 +10,12 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from damier.progress import ProgressBar
-from damier.puzzles import MiningOptions, read_puzzles, run_mining, summarize, verify
+from damier.puzzles import (WIN_NODES, WIN_PLIES, MiningOptions, puzzle_themes, read_puzzles,
+                            run_mining, summarize, verify, write_puzzles)
 from damier.variants import get_variant
 
 __all__ = ["add_puzzles_parser", "puzzles_command", "main"]
@@ -59,10 +61,24 @@ def _add_commands(parser: argparse.ArgumentParser) -> None:
         m.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(defaults, name),
                        help=f"{text} (default {getattr(defaults, name)})")
     m.add_argument("--no-progress", action="store_true", help="no progress output")
-    v = sub.add_parser("verify", help="re-prove every puzzle of a file")
+    v = sub.add_parser("verify", help="re-prove every puzzle of a file",
+                       description="Re-prove every puzzle of a file: its solution sound, its "
+                       "first move the only one reaching the gain, and no other first move "
+                       "winning the game (a forced-win search, or the endgame database with "
+                       "--egdb). --write keeps the proven puzzles only.")
     v.add_argument("file")
     v.add_argument("--extra-plies", type=int, default=0,
                    help="also require the gain that many plies deeper (default 0)")
+    v.add_argument("--win-plies", type=int, default=WIN_PLIES,
+                   help="look for other first moves winning the game within this many plies "
+                   f"(default {WIN_PLIES}; 0: not at all)")
+    v.add_argument("--win-nodes", type=int, default=WIN_NODES,
+                   help=f"the node budget of that search, per move (default {WIN_NODES})")
+    v.add_argument("--egdb", metavar="DIR",
+                   help="also ask the endgame databases in DIR (damier egdb build)")
+    v.add_argument("--write", action="store_true",
+                   help="rewrite FILE with the proven puzzles only (the dropped ones and why "
+                   "are listed in its manifest), their themes told again")
     v.add_argument("--no-progress", action="store_true")
     s = sub.add_parser("stats", help="count the puzzles of a file by rating, gain, depth")
     s.add_argument("file")
@@ -110,28 +126,67 @@ def _mine_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _verify_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    puzzles, _ = read_puzzles(args.file)
+    if args.win_plies < 0 or args.win_nodes < 1 or args.extra_plies < 0:
+        raise ValueError("--win-plies and --extra-plies must be at least 0, --win-nodes at "
+                         "least 1")
+    puzzles, manifest = read_puzzles(args.file)
+    database = None
+    if args.egdb:
+        from damier.egdb import open_database
+
+        variants = {p.variant for p in puzzles}
+        if len(variants) > 1:
+            raise ValueError(f"--egdb: the file holds puzzles of {len(variants)} variants")
+        database = open_database(args.egdb, variant=variants.pop() if variants
+                                 else "international")
     bar = ProgressBar("verifying", total=len(puzzles), stream=err,
                       enabled=not args.no_progress)
-    failed = 0
+    kept = []
+    dropped = []
     start = time.monotonic()
     try:
         for puzzle in puzzles:
-            verdict = verify(puzzle, extra_plies=args.extra_plies)
-            if not verdict:
-                failed += 1
+            verdict = verify(puzzle, extra_plies=args.extra_plies, win_plies=args.win_plies,
+                             win_nodes=args.win_nodes, database=database)
+            if verdict:
+                kept.append(puzzle)
+            else:
+                dropped.append({"id": puzzle.id, "source": puzzle.source,
+                                "reason": verdict.reason})
                 bar.message(f"FAILED {puzzle.id} ({puzzle.source}): {verdict.reason}",
                             always=True)
-            bar.update(f"{failed} failed", advance=1)
+            bar.update(f"{len(dropped)} failed", advance=1)
     except KeyboardInterrupt:
         bar.close()
         err.write("\nstopped\n")
         return 130
     finally:
         bar.close()
-    out.write(f"{len(puzzles) - failed}/{len(puzzles)} puzzles proven "
-              f"({time.monotonic() - start:.1f} s)\n")
-    return 1 if failed else 0
+        if database is not None:
+            database.close()
+    seconds = time.monotonic() - start
+    out.write(f"{len(kept)}/{len(puzzles)} puzzles proven ({seconds:.1f} s)\n")
+    if not args.write:
+        return 1 if dropped else 0
+    from dataclasses import replace
+
+    from damier.puzzles import _engine_version, _now
+
+    kept = [replace(p, themes=puzzle_themes(p)) for p in kept]
+    checks = list(manifest.get("verified", []))
+    command = (f"damier puzzles verify {Path(args.file).name} --write"
+               + (f" --extra-plies {args.extra_plies}" if args.extra_plies else "")
+               + (f" --win-plies {args.win_plies}" if args.win_plies != WIN_PLIES else "")
+               + (f" --win-nodes {args.win_nodes}" if args.win_nodes != WIN_NODES else "")
+               + (" --egdb DIR" if database is not None else ""))
+    checks.append({"command": command, "date": _now(), "engine": _engine_version(),
+                   "puzzles": len(puzzles), "kept": len(kept), "dropped": dropped,
+                   "seconds": round(seconds, 1)})
+    manifest = {**manifest, "verified": checks, "summary": summarize(kept)}
+    write_puzzles(args.file, kept, manifest)
+    out.write(f"{args.file}: {len(kept)} {'puzzle' if len(kept) == 1 else 'puzzles'} kept, "
+              f"{len(dropped)} dropped (listed in its manifest's \"verified\")\n")
+    return 0
 
 
 def _stats_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -153,11 +208,19 @@ def _stats_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("depth: " + ", ".join(f"{k} x{v}" for k, v in summary["depth"].items())
                   + "\n")
         out.write(f"quiet first move: {summary['quiet_first_move']}\n")
-    if "mining" in summary:
-        counts = summary["mining"]
+        if summary["themes"]:
+            out.write("themes: " + ", ".join(f"{k} x{v}" for k, v in summary["themes"].items())
+                      + "\n")
+    counts = summary.get("mining")
+    if isinstance(counts, dict) and all(key in counts for key in (
+            "games", "positions", "candidates", "proven", "seconds", "rejected")):
         out.write(f"mined from {counts['games']} games: {counts['positions']} positions, "
                   f"{counts['candidates']} candidates, {counts['proven']} proven, "
                   f"{counts['seconds']} s of CPU; rejected: {counts['rejected']}\n")
+    for check in manifest.get("verified", []):
+        if isinstance(check, dict) and "kept" in check and "dropped" in check:
+            out.write(f"verified {check.get('date', '')}: {check['kept']} kept, "
+                      f"{len(check['dropped'])} dropped\n")
     return 0
 
 
