@@ -12,6 +12,11 @@ Two measurements, one run:
    same move sequences replayed in every library; the three libraries must agree on the legal
    moves of every position).
 
+3. perft per variant (damier only): every variant of the registry
+   (``damier.variants.VARIANTS``) from its start position, at the depth whose leaf count first
+   reaches ``--variant-leaves``; the counts are checked against the ``initial`` lines of
+   ``tests/data/reference/perft.txt`` where there is one.
+
 Goals (from the issue): damier >= 100 M leaves/s and >= 5x dame-rs at perft; damier's
 ``legal_moves`` at least as fast as dame-rs's.  Each goal prints PASS, FAIL or SKIP (peer
 library missing).  The exit status is 0 even on FAIL unless ``--strict``.
@@ -357,6 +362,60 @@ def run_legal_moves(damier: Any, libs: dict[str, Lib], positions: int, seed: int
 
 
 # ---------------------------------------------------------------------------
+# 3. perft per variant (damier)
+# ---------------------------------------------------------------------------
+
+REFERENCE_PERFT = (Path(__file__).resolve().parent.parent
+                   / "tests" / "data" / "reference" / "perft.txt")
+
+
+def reference_start_counts() -> dict[str, list[int]]:
+    """The published start-position counts (depth 1, 2, ...) by variant name, from the
+    ``initial`` lines of ``tests/data/reference/perft.txt`` (empty if it is missing)."""
+    counts: dict[str, list[int]] = {}
+    if not REFERENCE_PERFT.is_file():
+        return counts
+    for line in REFERENCE_PERFT.read_text(encoding="utf-8").splitlines():
+        parts = [p.strip() for p in line.split(";")]
+        if line.lstrip().startswith("#") or len(parts) != 4 or parts[1] != "initial":
+            continue
+        counts[parts[0]] = [int(c) for c in parts[3].split(",")]
+    return counts
+
+
+def run_variants(damier: Any, min_leaves: int,
+                 repeat: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """damier's perft from every variant's start position, at the first depth with at
+    least ``min_leaves`` leaves."""
+    from damier.variants import VARIANTS  # noqa: PLC0415
+
+    published = reference_start_counts()
+    rows: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for variant in VARIANTS.values():
+        depth = 1
+        while damier.Board(variant=variant).perft(depth) < min_leaves and depth < 20:
+            depth += 1
+        say(f"[variants] {variant.name:<14} depth {depth:2d} ... ", end="")
+        leaves, best, times = time_perft(
+            lambda d, v=variant: damier.Board(variant=v).perft(d), depth, repeat)
+        counts = published.get(variant.name, [])
+        expected = counts[depth - 1] if depth <= len(counts) else None
+        ok = expected is None or leaves == expected
+        check = ("no published count" if expected is None else
+                 "count OK" if ok else f"COUNT WRONG (published: {expected:,})")
+        say(f"{leaves:>12,} leaves  best {best:8.4f} s of {repeat}  {fmt_rate(leaves / best)}  "
+            f"{check}")
+        if not ok:
+            errors.append(f"perft {variant.name} depth {depth}: {leaves:,} leaves, "
+                          f"published count is {expected:,}")
+        rows.append({"variant": variant.name, "depth": depth, "leaves": leaves,
+                     "expected": expected, "count_ok": ok, "best_s": best, "times_s": times,
+                     "leaves_per_s": leaves / best if ok else None})
+    return rows, errors
+
+
+# ---------------------------------------------------------------------------
 # summary and goals
 # ---------------------------------------------------------------------------
 
@@ -470,6 +529,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-plies", type=int, default=120,
                    help="longest random playout, in plies (default 120)")
     p.add_argument("--no-legal-moves", action="store_true", help="skip the legal_moves benchmark")
+    p.add_argument("--variant-leaves", type=int, default=None, metavar="N",
+                   help="perft per variant: the first depth with at least N leaves "
+                   "(default 5000000; --quick 100000)")
+    p.add_argument("--no-variants", action="store_true", help="skip the perft per variant")
     return p
 
 
@@ -486,6 +549,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             build_parser().error(f"{name} must be between 1 and {hi} (published counts)")
     if repeat < 1 or positions < 1:
         build_parser().error("--repeat and --positions must be at least 1")
+    variant_leaves = (args.variant_leaves if args.variant_leaves is not None
+                      else (100_000 if args.quick else 5_000_000))
+    if variant_leaves < 1:
+        build_parser().error("--variant-leaves must be at least 1")
 
     t_start = time.perf_counter()
     damier = import_damier()
@@ -533,7 +600,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             say(f"\nERROR: {exc}")
             errors.append(f"legal_moves: {exc}")
 
+    variant_rows: list[dict[str, Any]] = []
+    if not args.no_variants:
+        say()
+        variant_rows, variant_errors = run_variants(damier, variant_leaves, repeat)
+        errors += variant_errors
+
     goals, ratios = summarize(libs, perft_rows, lm, args.quick)
+    if variant_rows:
+        say()
+        say("=" * 78)
+        say("damier perft per variant, start positions (bulk-counted leaves; best time)")
+        say("=" * 78)
+        say(f"{'variant':<36}{'depth':>5}{'leaves':>14}{'best s':>10}{'leaves/s':>15}")
+        for r in variant_rows:
+            rate = f"{r['leaves_per_s'] / 1e6:.2f} M" if r["leaves_per_s"] else "WRONG COUNT"
+            say(f"{r['variant']:<36}{r['depth']:>5}{r['leaves']:>14,}{r['best_s']:>10.4f}"
+                f"{rate:>15}")
     elapsed = time.perf_counter() - t_start
     say()
     if errors:
@@ -555,7 +638,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "system": platform.system(), "cpus": os.cpu_count(),
                         "processor": _cpu_name()},
             "libraries": {n: lib.version for n, lib in libs.items()},
-            "perft": perft_rows, "legal_moves": lm, "ratios": ratios, "goals": goals,
+            "perft": perft_rows, "legal_moves": lm, "variants": variant_rows,
+            "ratios": ratios, "goals": goals,
             "errors": errors, "elapsed_s": elapsed,
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

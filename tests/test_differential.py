@@ -27,7 +27,7 @@ from damier.oracle import Position, perft as oracle_perft
 from damier.variants import Variant, get_variant
 
 SEED = 20261121
-VARIANTS = ("international", "english", "russian", "brazilian")
+VARIANTS = ("international", "english", "russian", "brazilian", "italian")
 RANDOM_POSITIONS = 3000     # random placements per variant
 PLAYOUT_POSITIONS = 2000    # positions from random playouts per variant
 PERFT_POSITIONS = 250       # of those, positions whose perft is compared

@@ -23,7 +23,9 @@ from damier.variants import VARIANTS
 NOTATION = {"international": ("2-0", "1-1", "0-2"), "brazilian": ("2-0", "1-1", "0-2"),
             "russian": ("2-0", "1-1", "0-2"), "english": ("1-0", "1/2-1/2", "0-1"),
             # the 10x10 variants of lidraughts write the FMJD style
-            "antidraughts": ("2-0", "1-1", "0-2"), "breakthrough": ("2-0", "1-1", "0-2")}
+            "antidraughts": ("2-0", "1-1", "0-2"), "breakthrough": ("2-0", "1-1", "0-2"),
+            # Italian (GameType 22) writes the PDN standard's results, like English
+            "italian": ("1-0", "1/2-1/2", "0-1")}
 
 
 def record(number: int, pair: int, a_is_white: bool, result: str,

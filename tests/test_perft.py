@@ -135,7 +135,7 @@ def test_cli_prints_a_progress_line_per_depth(perft_table, capsys):
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("variant", ["english", "russian", "brazilian"])
+@pytest.mark.parametrize("variant", ["english", "russian", "brazilian", "italian"])
 def test_cli_variant_initial_position(perft_table, capsys, variant):
     expected = perft_table[(variant, "initial")].counts
     status, out, err = run_cli(["perft", "--variant", variant, "--depth", "5"], capsys)

@@ -222,6 +222,10 @@ def test_the_cython_scanner(code, bad):
 # -- the core is initialised from the registry, and follows its flags --------------------
 
 def _sq(v: Variant, row: int, col: int) -> int:
+    if v.top_left_dark:
+        # The positions below are drawn for a board whose top left square is light: on the
+        # Italian board their mirror image (the move rules are symmetric) stands on dark squares.
+        col = v.size - 1 - col
     square = v.square_at(row, col)
     assert square is not None, (row, col)
     return square

@@ -22,10 +22,11 @@ class Move:
 
 def init_variant(index: int, size: int, *, flying_kings: bool, men_capture_backwards: bool,
                  majority_capture: bool, promote_during_capture: bool, crowning_ends_capture: bool,
-                 lone_king_drawish: bool, goal: str = "normal") -> None:
+                 lone_king_drawish: bool, goal: str = "normal", top_left_dark: bool = False,
+                 men_capture_kings: bool = True, capture_precedence: bool = False) -> None:
     """Fills the core's tables of variant ``index`` (called by :mod:`damier.variants`)."""
 
-def variant_facts(index: int) -> dict[str, int | bool] | None:
+def variant_facts(index: int) -> dict[str, int | bool | str] | None:
     """The facts the core holds for variant ``index``, named like the ``Variant`` fields."""
 
 class CoreBoard:

@@ -10,7 +10,9 @@ Bit layout (see docs/ARCHITECTURE.md): square ``s`` (1-based) is bit
 ``(s-1) + (s-1) // (2*R)`` where ``R`` is the number of squares on a row, so
 that the diagonal neighbours are the shifts ``-(R+1)``, ``-R``, ``+R`` and
 ``+(R+1)``; a shift that leaves the board lands on a ghost bit, which the board
-mask removes.
+mask removes. On a board whose top left square is dark (Italian, ``Geo.mirror``)
+the numbers run the other way along each row: the bit layout is that board's
+mirror image, which the move rules cannot tell apart.
 """
 
 cimport cython
@@ -66,6 +68,9 @@ ctypedef struct Geo:
     int bit_of_sq[64]        # bit of a 1-based square
     int lone_king_drawish    # the evaluation scales a lone king against <= 3 pieces right down
     int goal                 # GOAL_NORMAL, GOAL_MISERE (no legal move wins), GOAL_CROWN (crowning wins)
+    int mirror               # the numbers run right to left along the layout's rows (Italian)
+    int men_take_kings       # men may capture kings (all but Italian)
+    int precedence           # Italian precedence among the longest captures (see precedence_key)
 
 ctypedef struct Pos:
     uint64_t pieces[2]       # [black, white]
@@ -91,10 +96,18 @@ cdef uint64_t ZOBRIST_WHITE_TO_MOVE
 cdef uint64_t ZOBRIST_VARIANT[MAX_VARIANTS]   # keeps the keys of same-sized variants apart
 
 
+cdef inline int layout_bit(int r, int t) noexcept nogil:
+    """The bit of the ``t``-th square (1-based) of the bit layout, counted row by row from
+    the top left, on a board of ``r`` squares a row: square 1 of the layout is on the
+    first row, second column (see the module docstring)."""
+    return (t - 1) + (t - 1) // (2 * r)
+
+
 cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
-                    int promote_mid, int crown_ends, int lone_king_drawish, int goal):
+                    int promote_mid, int crown_ends, int lone_king_drawish, int goal,
+                    int mirror, int men_take_kings, int precedence):
     cdef int r = size // 2
-    cdef int s, b
+    cdef int s, b, t
     g.variant = variant
     g.size = size
     g.per_row = r
@@ -110,14 +123,24 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
     g.crown_ends = crown_ends
     g.lone_king_drawish = lone_king_drawish
     g.goal = goal
+    g.mirror = mirror
+    g.men_take_kings = men_take_kings
+    g.precedence = precedence
     g.mask = 0
     g.promo[0] = 0
     g.promo[1] = 0
     for b in range(64):
         g.sq_of_bit[b] = 0
         g.bit_of_sq[b] = -1
+    # A board whose top left square is dark (Italian) is the mirror image of the bit
+    # layout's board: its square s, at position p of its row, is the layout's square at
+    # position r - 1 - p of the same row. Rows, and so the crowning rows, are the same;
+    # the move rules are symmetric, so nothing else changes.
     for s in range(1, g.nsq + 1):
-        b = (s - 1) + (s - 1) // (2 * r)
+        t = s
+        if mirror:
+            t = ((s - 1) // r) * r + (r - 1 - (s - 1) % r) + 1
+        b = layout_bit(r, t)
         g.sq_of_bit[b] = s
         g.bit_of_sq[s] = b
         g.mask |= (<uint64_t>1) << b
@@ -150,19 +173,26 @@ cdef void _init_tables():
 _init_tables()
 
 _FACT_NAMES = ("size", "flying_kings", "men_capture_backwards", "majority_capture",
-               "promote_during_capture", "crowning_ends_capture", "lone_king_drawish", "goal")
+               "promote_during_capture", "crowning_ends_capture", "lone_king_drawish", "goal",
+               "top_left_dark", "men_capture_kings", "capture_precedence")
 
 
 def init_variant(int index, int size, *, bint flying_kings, bint men_capture_backwards,
                  bint majority_capture, bint promote_during_capture, bint crowning_ends_capture,
-                 bint lone_king_drawish, str goal="normal"):
+                 bint lone_king_drawish, str goal="normal", bint top_left_dark=False,
+                 bint men_capture_kings=True, bint capture_precedence=False):
     """Fills the core's tables (geometry, rule flags, evaluation tables) of the
     variant with core index ``index``. :mod:`damier.variants` calls it for every
     variant of the registry when it is imported: the core holds no variant facts
     of its own. Calling it again with the same facts does nothing; with other
     facts it raises :class:`ValueError` (boards may be using the tables). ``goal``:
     ``"normal"`` (no legal move loses), ``"misere"`` (no legal move wins: antidraughts) or
-    ``"crown"`` (the first king crowned wins: breakthrough)."""
+    ``"crown"`` (the first king crowned wins: breakthrough). ``top_left_dark``: square 1 is
+    the top left corner (Italian; else the second square of the top row).
+    ``men_capture_kings``: False when men may capture only men (Italian).
+    ``capture_precedence``: among the captures taking the most pieces (which needs
+    ``majority_capture``), the Italian order: by a king before by a man, then the most
+    kings taken, then the first king taken earliest."""
     cdef Geo g
     if not 0 <= index < MAX_VARIANTS:
         raise ValueError(f"variant index {index} out of range 0-{MAX_VARIANTS - 1}")
@@ -170,9 +200,12 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
         raise ValueError(f"board size {size} not supported (an even size from 4 to 10)")
     if goal not in _GOALS:
         raise ValueError(f"goal must be one of {', '.join(_GOALS)}, got {goal!r}")
+    if capture_precedence and not majority_capture:
+        raise ValueError("capture_precedence orders the captures taking the most pieces: "
+                         "it needs majority_capture")
     _init_geo(&g, index, size, flying_kings, men_capture_backwards, majority_capture,
               promote_during_capture, crowning_ends_capture, lone_king_drawish,
-              _GOALS.index(goal))
+              _GOALS.index(goal), top_left_dark, men_capture_kings, capture_precedence)
     if GEOS[index].size:
         if variant_facts(index) != _facts_of(&g):
             raise ValueError(f"variant index {index} is already initialised with other facts")
@@ -185,7 +218,8 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
 cdef dict _facts_of(const Geo* g):
     return dict(zip(_FACT_NAMES, (g.size, bool(g.flying), bool(g.men_back), bool(g.majority),
                                   bool(g.promote_mid), bool(g.crown_ends),
-                                  bool(g.lone_king_drawish), _GOALS[g.goal])))
+                                  bool(g.lone_king_drawish), _GOALS[g.goal], bool(g.mirror),
+                                  bool(g.men_take_kings), bool(g.precedence))))
 
 
 def variant_facts(int index):
@@ -219,11 +253,13 @@ cdef inline uint64_t sh_back(const Geo* g, uint64_t x, int d) noexcept nogil:
 ctypedef struct CapCtx:
     const Geo* g
     uint64_t opp             # opponent pieces (captured ones included: they stay until the end)
+    uint64_t man_opp         # the opponent pieces a man may capture (its men only, in Italian)
+    uint64_t opp_kings       # the opponent's kings (the Italian precedence counts them)
     uint64_t empty           # empty squares, the moving piece's start square included
     uint64_t frm
     uint64_t promo           # the mover's promotion row
     int white
-    int best                 # most pieces captured so far (majority rule)
+    int best                 # best key so far: pieces captured (majority rule), or precedence_key
     int n                    # moves written
     int overflow
     uint8_t start_king
@@ -233,14 +269,32 @@ ctypedef struct CapCtx:
     uint8_t caps[MAXPATH]
 
 
+cdef inline int precedence_key(const CapCtx* c, uint64_t captured, int ncap) noexcept nogil:
+    """The key of the Italian order of the captures (the FID's rules, see the registry's
+    ``Variant.capture_precedence``): the most pieces; at equal numbers a capture by a king
+    before one by a man; then the most kings taken; then the one whose first king taken
+    comes earliest in the sequence. Larger is better; equal keys leave the player free
+    to choose."""
+    cdef int i, first = MAXPATH
+    cdef uint64_t kings = captured & c.opp_kings
+    if kings:
+        for i in range(ncap):
+            if ((<uint64_t>1) << c.caps[i]) & kings:
+                first = i
+                break
+    return ((ncap * 2 + c.start_king) * 32 + popcount(kings)) * 32 + (MAXPATH - first)
+
+
 cdef void emit(CapCtx* c, uint64_t to, uint64_t captured, int ncap, int promote) noexcept nogil:
-    cdef int i
+    cdef int i, key = ncap
     cdef CMove* m
     if c.g.majority:
-        if ncap < c.best:
+        if c.g.precedence:
+            key = precedence_key(c, captured, ncap)
+        if key < c.best:
             return
-        if ncap > c.best:
-            c.best = ncap
+        if key > c.best:
+            c.best = key
             c.n = 0
     # The same start, end and set of captured pieces by another path is the same move.
     for i in range(c.n):
@@ -352,7 +406,7 @@ cdef void man_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noex
         d1 = 4
     for d in range(d0, d1):
         x = sh(g, sq, d)
-        if x & c.opp & ~captured:
+        if x & c.man_opp & ~captured:
             land = sh(g, x, d)
             if land & c.empty:
                 found = 1
@@ -398,15 +452,17 @@ cdef int gen_captures(const Geo* g, const Pos* p, CMove* out, int* overflow) noe
     cdef uint64_t b
     c.g = g
     c.opp = p.pieces[1 - t]
+    c.opp_kings = c.opp & p.kings
+    c.man_opp = c.opp if g.men_take_kings else c.opp & ~p.kings
     c.white = t
-    c.best = 1
+    c.best = 0 if g.precedence else 1
     c.n = 0
     c.overflow = 0
     c.out = out
     c.promo = g.promo[t]
     c.promoted = 0
     c.start_king = 0
-    men = men_that_capture(g, men, c.opp, (g.mask & ~occ), t)
+    men = men_that_capture(g, men, c.man_opp, (g.mask & ~occ), t)
     while men:
         b = men & (~men + 1)
         men ^= b
@@ -436,6 +492,7 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t empty = g.mask & ~(me | opp)
     cdef uint64_t men = me & ~p.kings
     cdef uint64_t kings = me & p.kings
+    cdef uint64_t man_opp = opp if g.men_take_kings else opp & ~p.kings
     cdef uint64_t f, x
     cdef int d, d0 = 0, d1 = 4
     if not g.men_back:
@@ -444,7 +501,7 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
         else:
             d0 = 2
     for d in range(d0, d1):
-        if sh(g, sh(g, men, d) & opp, d) & empty:
+        if sh(g, sh(g, men, d) & man_opp, d) & empty:
             return True
     if kings:
         for d in range(4):
@@ -961,6 +1018,8 @@ cdef class CoreBoard:
             while x:
                 squares.append(g.sq_of_bit[ctz(x)])
                 x &= x - 1
+            if g.mirror:
+                squares.sort()     # the bits run the other way along each row
             result.append(squares)
         return tuple(result)
 

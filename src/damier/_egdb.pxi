@@ -125,13 +125,31 @@ cdef inline void eg_normal(const Geo* g, const Pos* p, Pos* q) noexcept nogil:
 
 
 cdef inline uint64_t eg_group_index(const Geo* g, uint64_t x, int offset) noexcept nogil:
+    """The colex rank of the squares of ``x``: the sum of C(s_i - 1 - offset, i) over its
+    squares s_1 < s_2 < ... (the bits come in square order, except on a board numbered the
+    other way along the rows, ``Geo.mirror``, whose squares are sorted first)."""
     cdef uint64_t idx = 0
-    cdef int i = 0, b
-    while x:
+    cdef int i = 0, j, b, s
+    cdef int sq[EG_GROUP_MAX + 1]
+    if not g.mirror:
+        while x:
+            b = ctz(x)
+            x &= x - 1
+            i += 1
+            idx += EG_BINOM[g.sq_of_bit[b] - 1 - offset][i]
+        return idx
+    while x and i <= EG_GROUP_MAX:
         b = ctz(x)
         x &= x - 1
+        s = g.sq_of_bit[b]
+        j = i
+        while j > 0 and sq[j - 1] > s:
+            sq[j] = sq[j - 1]
+            j -= 1
+        sq[j] = s
         i += 1
-        idx += EG_BINOM[g.sq_of_bit[b] - 1 - offset][i]
+    for j in range(i):
+        idx += EG_BINOM[sq[j] - 1 - offset][j + 1]
     return idx
 
 
@@ -348,7 +366,7 @@ def egdb_position(int variant_index, tuple signature, uint64_t slot):
     groups[3] = p.pieces[0] & p.kings
     out = []
     for j in range(4):
-        out.append([g.sq_of_bit[i] for i in range(64) if (groups[j] >> i) & 1])
+        out.append(sorted([g.sq_of_bit[i] for i in range(64) if (groups[j] >> i) & 1]))
     return tuple(out)
 
 

@@ -211,8 +211,10 @@ cdef void _init_eval_tables(int v):
                 t.mask_b[n] = area_mask(t, t.area_b[n])
                 n += 1
     t.npat = n
+    # The geometry of the bit layout (layout square s, see layout_bit), whatever the
+    # variant's numbering: the areas and shifts above are in that layout too.
     for s in range(1, g.nsq + 1):
-        b = g.bit_of_sq[s]
+        b = layout_bit(R, s)
         bit = (<uint64_t>1) << b
         r = (s - 1) // g.per_row
         c = 2 * ((s - 1) % g.per_row) + (1 if r % 2 == 0 else 0)
@@ -231,9 +233,9 @@ cdef void _init_eval_tables(int v):
             r2 = (s2 - 1) // g.per_row
             c2 = 2 * ((s2 - 1) % g.per_row) + (1 if r2 % 2 == 0 else 0)
             if r2 < r and abs(c2 - c) <= r - r2:
-                t.cone[1][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
+                t.cone[1][b] |= (<uint64_t>1) << layout_bit(R, s2)
             if r2 > r and abs(c2 - c) <= r2 - r:
-                t.cone[0][b] |= (<uint64_t>1) << g.bit_of_sq[s2]
+                t.cone[0][b] |= (<uint64_t>1) << layout_bit(R, s2)
 
 
 cdef void _default_eval_params(int v):

@@ -19,6 +19,11 @@ The rules it implements, per variant:
 * Russian (8x8): flying kings, men capture backwards too, free choice among
   the capture sequences; a man reaching the far row during a capture is
   crowned at once and goes on capturing as a king in the same move.
+* Italian (8x8, the board set with a dark square in each player's bottom right
+  corner): men and kings move and capture as in English, but a man may not
+  capture a king; the sequence taking the most pieces must be played, and among
+  those (in this order) one made by a king rather than by a man, then one
+  taking the most kings, then one whose first king taken comes earliest.
 
 In every variant a capture sequence must be completed: it stops only when the
 piece can capture no further. When a flying king may land on several squares
@@ -255,6 +260,8 @@ class Position:
             if (victim not in board or victim in captured
                     or not self._is_enemy(board[victim], white)):
                 continue  # nothing to jump, an already captured piece, or an own piece
+            if not king and not self.variant.men_capture_kings and _is_king(board[victim]):
+                continue  # Italian: a man captures only men
             landings = []
             for beyond in ray[i + 1:]:
                 if beyond in board:
@@ -319,7 +326,17 @@ class Position:
         if moves and self.variant.majority_capture:
             most = max(len(m.captures) for m in moves)  # a king counts as one piece
             moves = [m for m in moves if len(m.captures) == most]
+        if moves and self.variant.capture_precedence:
+            best = max(self._precedence(m) for m in moves)
+            moves = [m for m in moves if self._precedence(m) == best]
         return moves
+
+    def _precedence(self, move: OracleMove) -> tuple[bool, int, int]:
+        """Italian precedence among captures of equal length, larger first: made by a
+        king; the number of kings taken; how early the first king is taken."""
+        kings = [i for i, square in enumerate(move.captures) if _is_king(self.pieces[square])]
+        first = kings[0] if kings else len(move.captures)
+        return (_is_king(self.pieces[move.from_square]), len(kings), -first)
 
     # ----------------------------------------------------------- public API
 

@@ -49,8 +49,8 @@ algebraic form (``c3-d4``).
 
 The variant is the ``variant=`` argument if given, else the ``GameType`` tag
 (its first number: ``"20,W,10,10,N2,0"`` is International), else International.
-GameTypes 20 (International), 21 (English), 25 (Russian) and 26 (Brazilian) are
-supported.
+GameTypes 20 (International), 21 (English), 22 (Italian), 25 (Russian), 26 (Brazilian),
+96 (breakthrough) and 98 (antidraughts) are supported.
 
 Result tokens: ``2-0``, ``0-2``, ``1-1``, ``0-0`` (International style), ``1-0``,
 ``0-1``, ``1/2-1/2``, ``½-½`` and ``*`` are accepted in every variant; a result
