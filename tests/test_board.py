@@ -651,9 +651,6 @@ def test_mirror_is_an_involution_and_maps_the_legal_moves_one_to_one(variant):
     assert checked > 40
 
 
-@pytest.mark.xfail(strict=True, reason="Move.__str__ is in the compiled core (_core.pyx), "
-                   "left to its owner: it writes every capture as FROMxTO; remove this mark "
-                   "once it writes the full path")
 def test_str_of_a_move_names_it_alone():
     # TWO_PATHS: 4x27x38x15 takes 13, 32 and 20; 4x31x42x15 takes 13, 37 and 20. Both
     # start on 4 and end on 15, so "4x15" would name either.

@@ -773,8 +773,13 @@ cdef class Move:
         return f"Move({self.from_square}, {self.to_square}, captures={self.captures!r})"
 
     def __str__(self):
+        # A capture is written with its whole path (4x27x38x15): two captures between the
+        # same squares, taking other pieces, must not read the same. Without a path (a
+        # move made by hand from its squares) the capture is FROMxTO.
         if self._ncap == 0:
             return f"{self.from_square}-{self.to_square}"
+        if self._npath:
+            return "x".join([str(s) for s in self.path])
         return f"{self.from_square}x{self.to_square}"
 
     def __reduce__(self):

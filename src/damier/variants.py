@@ -161,6 +161,10 @@ class Variant:
     110 s in the same conditions (``damier egdb build --variant italian --pieces 5``: 85
     tables, 0.4 GB of memory at the peak), so 6 pieces about 50 minutes."""
 
+    egdb_build_minutes: float | None = None
+    """Minutes of one core that ``damier egdb build`` took for the tables of 2 to
+    :attr:`egdb_build_pieces` pieces on the project's 2-core machine (the figures above;
+    None: not measured), from which the command estimates a build's time."""
     goal: str = "normal"
     """What wins: ``"normal"`` (a player with no legal move loses), ``"misere"`` (a player
     with no legal move wins: antidraughts) or ``"crown"`` (the first player to
@@ -258,6 +262,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         book_file="book_international.bin",
         lone_king_drawish=True,
         egdb_build_pieces=5,
+        egdb_build_minutes=50.0,
     ),
     Variant(
         name="english",
@@ -287,6 +292,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         book_file=None,
         lone_king_drawish=False,
         egdb_build_pieces=6,
+        egdb_build_minutes=45.0,
     ),
     Variant(
         name="russian",
@@ -314,10 +320,11 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         hub_name="russian",
         eval_weights_file="eval_russian.bin",
         openings_file=None,
-        puzzles_file=None,
+        puzzles_file="puzzles_russian.json",
         book_file=None,
         lone_king_drawish=True,
         egdb_build_pieces=6,
+        egdb_build_minutes=62.0,
     ),
     Variant(
         name="brazilian",
@@ -338,10 +345,11 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         hub_name="brazilian",
         eval_weights_file="eval_brazilian.bin",
         openings_file=None,
-        puzzles_file=None,
+        puzzles_file="puzzles_brazilian.json",
         book_file=None,
         lone_king_drawish=True,
         egdb_build_pieces=6,
+        egdb_build_minutes=58.0,
     ),
     Variant(
         name="antidraughts",

@@ -19,7 +19,7 @@ from damier.egdb import (FORMAT_VERSION, MAX_PIECES, MissingTableError, TableErr
 from damier.egdb_build import build
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
-__all__ = ["add_egdb_parser", "egdb_command", "build_plan", "BuildPlan", "MEASURED_BUILDS"]
+__all__ = ["add_egdb_parser", "egdb_command", "build_plan", "BuildPlan"]
 
 
 def add_egdb_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -81,20 +81,6 @@ def egdb_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
 
 
-MEASURED_BUILDS: dict[str, tuple[int, float]] = {
-    "international": (5, 50.0),
-    "english": (6, 45.0),
-    "russian": (6, 62.0),
-    "brazilian": (6, 58.0),
-}
-"""The measured builds the time of a build is estimated from: variant -> (pieces, minutes
-of one core for the tables of 2 to that many pieces), the figures of
-:attr:`damier.variants.Variant.egdb_build_pieces` (the project's 2-core machine):
-International 2-5 pieces about 50 minutes; English 2-6 45 minutes of CPU time;
-Russian and Brazilian 57 and 53 minutes for their 6-piece tables, plus about 5 for
-2-5. A build is estimated at the same time per position as its variant's (Italian,
-not measured, at English's: the same board and short kings)."""
-
 BYTES_PER_POSITION = 2
 """A build holds every table it builds or finds in memory, 2 bytes a position (slot), to
 the end: its memory at the peak (International 2-5 pieces: 3.8 GB; 8 x 8 2-6 pieces:
@@ -144,7 +130,7 @@ class BuildPlan:
 
 def build_plan(root: Path, variant: Variant, pieces: int) -> BuildPlan:
     """The :class:`BuildPlan` of building ``variant``'s tables of 2 to ``pieces`` pieces
-    in ``root`` (see :data:`MEASURED_BUILDS` for the time)."""
+    in ``root`` (the time from :attr:`~damier.variants.Variant.egdb_build_minutes`)."""
     if not 2 <= pieces <= MAX_PIECES:
         raise ValueError(f"pieces must be between 2 and {MAX_PIECES}, got {pieces}")
     folder = root / variant.name
@@ -156,16 +142,20 @@ def build_plan(root: Path, variant: Variant, pieces: int) -> BuildPlan:
     there = {s for s in present if (s[2], s[3], s[0], s[1]) in present}
     positions = sum(sizes.values())
     to_build = sum(n for s, n in sizes.items() if s not in there)
-    name = variant.name if variant.name in MEASURED_BUILDS else (
-        "english" if variant.size == 8 and not variant.flying_kings else None)
+    # The time per position of the variant's measured build (Variant.egdb_build_minutes),
+    # or of a measured variant with the same board and kings.
+    measured = next((v for v in (variant, *VARIANTS.values()) if v.egdb_build_minutes
+                     and v.size == variant.size and v.flying_kings == variant.flying_kings),
+                    None)
     seconds = None
-    if name is not None:
-        measured, minutes = MEASURED_BUILDS[name]
-        rate = minutes * 60 / sum(int(counter.positions(s)) for s in signatures(measured))
+    if measured is not None and measured.egdb_build_minutes is not None:
+        reference = EgTables(measured.index)
+        rate = measured.egdb_build_minutes * 60 / sum(
+            int(reference.positions(s)) for s in signatures(measured.egdb_build_pieces))
         seconds = to_build * rate
     return BuildPlan(variant.name, pieces, folder, len(tables), len(there), positions, to_build,
                      seconds, BYTES_PER_POSITION * positions,
-                     None if name in (None, variant.name) else get_variant(name).title)
+                     None if measured in (None, variant) else measured.title)
 
 
 def _duration(seconds: float) -> str:
@@ -210,6 +200,12 @@ def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise ValueError(f"endgame databases are built for variants in which a player who "
                          f"cannot move loses; {variant.title} has another goal "
                          f"({variant.goal})")
+    if args.ray or args.address is not None:
+        try:
+            import ray  # noqa: F401 - only to say at once that it is missing
+        except ImportError:
+            err.write("damier egdb build: this needs Ray: pip install 'damier[train]'\n")
+            return 2
     plan = build_plan(root, variant, pieces)
     err.write(plan.text() + "\n")
     big = plan.to_build > 0 and ((plan.seconds or 0.0) >= CONFIRM_SECONDS
