@@ -2,7 +2,7 @@
  *
  * new DraughtsBoard(element, options) draws a size x size board whose dark squares are
  * numbered 1..N row by row from the top left as White sees it (square 46 is White's
- * bottom-left corner on 10x10).
+ * bottom-left corner on 10x10); with topLeftDark (Italian) the top left square is dark.
  *
  * Options: onMove(move) -- the player picked a legal move (an object of the API's
  * legal_moves list); onIllegal({from, to}) -- an attempt that matches no legal move;
@@ -71,6 +71,7 @@
         onMove: () => {}, onIllegal: () => {}, onChoosePath: () => {}, onSquare: () => {},
       }, options || {});
       this.size = this.options.size;
+      this.topLeftDark = Boolean(this.options.topLeftDark);
       this.flipped = this.options.flipped;
       this.pieces = new Map();
       this.legal = [];
@@ -98,7 +99,7 @@
     rowCol(square) {
       const row = Math.floor((square - 1) / this.perRow);
       const pos = (square - 1) % this.perRow;
-      const col = 2 * pos + (row % 2 === 0 ? 1 : 0);
+      const col = 2 * pos + ((row % 2 === 0) !== this.topLeftDark ? 1 : 0);
       return this.flipped ? [this.size - 1 - row, this.size - 1 - col] : [row, col];
     }
 
@@ -111,7 +112,7 @@
       let r = Math.floor(y), c = Math.floor(x);
       if (r < 0 || c < 0 || r >= this.size || c >= this.size) return null;
       if (this.flipped) { r = this.size - 1 - r; c = this.size - 1 - c; }
-      if ((r + c) % 2 === 0) return null;
+      if ((r + c) % 2 === (this.topLeftDark ? 1 : 0)) return null;
       return r * this.perRow + Math.floor(c / 2) + 1;
     }
 
@@ -158,7 +159,7 @@
       this.squareEls = new Map();
       for (let r = 0; r < n; r++) {
         for (let c = 0; c < n; c++) {
-          const dark = (r + c) % 2 === 1;
+          const dark = (r + c) % 2 === (this.topLeftDark ? 0 : 1);
           const rect = el("rect", { x: c, y: r, width: 1, height: 1,
             class: dark ? "sq dark" : "sq light" }, this.layers.squares);
           if (dark) {
@@ -176,9 +177,10 @@
       this._drawArrows();
     }
 
-    setSize(size) {
-      if (size !== this.size) {
+    setSize(size, topLeftDark = false) {
+      if (size !== this.size || Boolean(topLeftDark) !== this.topLeftDark) {
         this.size = size;
+        this.topLeftDark = Boolean(topLeftDark);
         this.selected = null;
         this._build();
       }
