@@ -35,3 +35,20 @@ def test_board_orientation_follows_the_variant(page, server, variant, corners): 
     assert {s: tuple(b) for s, b in zip(squares, boxes, strict=True)} == corners
     # every dark square of the board carries a number, 32 of them
     assert page.evaluate("document.querySelectorAll('#board rect.sq.dark').length") == 32
+
+
+def test_puzzle_page_offers_every_variant_with_puzzles(page, server):  # noqa: F811
+    from damier.variants import VARIANTS
+
+    page.goto(f"{server.url}/puzzles")
+    page.wait_for_function("() => window.damierPuzzles && damierPuzzles.ready")
+    offered = page.evaluate("[...document.querySelectorAll('#pz-variant option')]"
+                            ".map((o) => o.value)")
+    assert offered == [v.name for v in VARIANTS.values() if v.puzzles_file]
+    assert {"international", "english", "russian", "brazilian"} <= set(offered)
+    page.select_option("#pz-variant", "russian")
+    page.wait_for_function("() => damierPuzzles.ready && damierPuzzles.puzzle.variant === "
+                           "'russian'")
+    # the Russian board: 8 x 8, 32 dark squares
+    page.wait_for_function("() => document.querySelectorAll('#board rect.sq.dark').length "
+                           "=== 32")

@@ -129,7 +129,9 @@
     me.seen.push(res.data.id);
     save();
     message("");
-    board.setSize(res.data.variant === "international" ? 10 : 8);
+    const info = variants.get(res.data.variant);
+    board.setSize(info ? info.size : 10, info ? info.top_left_dark : false);
+    if (info) $("pz-variant").value = res.data.variant;
     board.setFlipped(res.data.solver === "black");
     history.replaceState(null, "", `/puzzles#${res.data.id}`);
     render();
@@ -156,6 +158,25 @@
     render();
   });
 
+  // The variants with shipped puzzles, from the registry (GET /api/variants).
+  const variants = new Map();
+  async function listVariants() {
+    const res = await api("GET", "/api/variants");
+    if (!res.ok) return;
+    const select = $("pz-variant");
+    const chosen = select.value;
+    select.textContent = "";
+    for (const v of res.data.variants) {
+      variants.set(v.name, v);
+      if (!v.puzzles) continue;
+      const option = document.createElement("option");
+      option.value = v.name;
+      option.textContent = v.title;
+      select.appendChild(option);
+    }
+    if (variants.has(chosen)) select.value = chosen;
+  }
+
   const fromHash = location.hash.slice(1);
-  load(fromHash || null);
+  listVariants().then(() => load(fromHash || null));
 })();
