@@ -32,7 +32,7 @@ from typing import overload
 from damier._core import Move
 from damier.board import Board
 from damier.dxp.messages import (DXP_VARIANT, BackAccept, BackRequest, Chat, DxpError,
-                                 GameAccept, GameEnd, GameRequest, MoveMessage, Position,
+                                 GameAccept, GameEnd, GameRequest, Message, MoveMessage, Position,
                                  format_message,
                                  message_for_move, move_from_message, position_of)
 from damier.dxp.connection import DEFAULT_PORT, DxpClosed, DxpConnection, DxpTimeout
@@ -132,13 +132,8 @@ class DxpEngine(EngineAPI):
             position = None
         self._connection.send(GameRequest(self.name, board.turn, minutes, moves, position))
         deadline = time.monotonic() + self.timeout
-        while True:
-            message = self._connection.receive(max(0.0, deadline - time.monotonic()))
-            if isinstance(message, Chat):
-                self.chats.append(message.text)
-                continue
-            if isinstance(message, GameAccept):
-                break
+        message = self._receive(deadline)
+        if not isinstance(message, GameAccept):
             raise DxpError(message.KIND, "message", format_message(message),
                            "a GAMEACC was expected after the GAMEREQ")
         self.peer_name = message.name
@@ -148,6 +143,15 @@ class DxpEngine(EngineAPI):
         self._root_fen = board.root().fen()
         self._history = list(board.move_stack)
         self._peer_color = board.turn
+
+    def _receive(self, deadline: float) -> Message:
+        """The next message other than a CHAT, by ``deadline`` (monotonic time); the
+        CHATs before it go to :attr:`chats`."""
+        while True:
+            message = self._connection.receive(max(0.0, deadline - time.monotonic()))
+            if not isinstance(message, Chat):
+                return message
+            self.chats.append(message.text)
 
     def _receive_move(self, limit: Limit) -> Move:
         known = self._board
@@ -159,10 +163,7 @@ class DxpEngine(EngineAPI):
             wait += limit.time
         deadline = time.monotonic() + wait
         while True:
-            message = self._connection.receive(max(0.0, deadline - time.monotonic()))
-            if isinstance(message, Chat):
-                self.chats.append(message.text)
-                continue
+            message = self._receive(deadline)
             if isinstance(message, BackRequest):
                 self._connection.send(BackAccept(BackAccept.NOT_SUPPORTED))
                 continue
@@ -187,12 +188,10 @@ class DxpEngine(EngineAPI):
         deadline = time.monotonic() + END_GRACE
         while True:
             try:
-                message = self._connection.receive(max(0.0, deadline - time.monotonic()))
+                message = self._receive(deadline)
             except (DxpTimeout, DxpError):
                 return
-            if isinstance(message, Chat):
-                self.chats.append(message.text)
-            elif isinstance(message, GameEnd):
+            if isinstance(message, GameEnd):
                 return
 
     def end_game(self, board: Board) -> None:
@@ -214,20 +213,14 @@ class DxpEngine(EngineAPI):
             reason = GameEnd.DRAW if outcome.winner is None else (
                 GameEnd.I_WIN if outcome.winner == ours else GameEnd.I_LOSE)
         if missing:
-            deadline = time.monotonic() + END_GRACE
-            while True:
-                try:
-                    message = self._connection.receive(max(0.0, deadline - time.monotonic()))
-                except (DxpTimeout, DxpError):
-                    break
-                if isinstance(message, Chat):
-                    self.chats.append(message.text)
-                    continue
-                if isinstance(message, GameEnd):
-                    self._board = None
-                    self._connection.send(GameEnd(reason, GameEnd.CONTINUE))
-                    return
-                break
+            try:
+                message: Message | None = self._receive(time.monotonic() + END_GRACE)
+            except (DxpTimeout, DxpError):
+                message = None
+            if isinstance(message, GameEnd):
+                self._board = None
+                self._connection.send(GameEnd(reason, GameEnd.CONTINUE))
+                return
         self._end_game(reason)
 
     def new_game(self) -> None:

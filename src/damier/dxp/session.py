@@ -259,6 +259,17 @@ class DxpSession:
         if self.on_event is not None:
             self.on_event(text)
 
+    def _receive(self, game: DxpGame, deadline: float) -> Message:
+        """The next message of the game other than a CHAT, by ``deadline`` (monotonic
+        time); the CHATs before it are recorded and shown. Raises as
+        :meth:`DxpConnection.receive` does."""
+        while True:
+            message = self.connection.receive(max(0.0, deadline - time.monotonic()))
+            if not isinstance(message, Chat):
+                return message
+            game.chats.append((game.peer, message.text))
+            self._event(f"chat from {game.peer}: {message.text}")
+
     def ask_back(self, move_number: int, color: Color) -> None:
         """Sends a BACKREQ (take moves back to ``move_number`` with ``color`` to move) at
         this side's next turn in the game being played."""
@@ -416,14 +427,10 @@ class DxpSession:
             deadline = time.monotonic() + END_GRACE
             while True:
                 try:
-                    message = self.connection.receive(max(0.0, deadline - time.monotonic()))
+                    message = self._receive(game, deadline)
                 except DxpTimeout:
                     break
                 except DxpError:
-                    continue
-                if isinstance(message, Chat):
-                    game.chats.append((game.peer, message.text))
-                    self._event(f"chat from {game.peer}: {message.text}")
                     continue
                 if isinstance(message, GameEnd):
                     self._their_end(game, message, board_view=(winner, why))
@@ -466,9 +473,8 @@ class DxpSession:
             wait = self.timeout
         started = time.monotonic()
         while True:
-            left = wait - (time.monotonic() - started)
             try:
-                message = self.connection.receive(max(0.0, left))
+                message = self._receive(game, started + wait)
             except DxpTimeout:
                 used = time.monotonic() - started
                 if clocks.timed and clocks.left[side] - used < 0:
@@ -481,10 +487,6 @@ class DxpSession:
             except DxpError as err:
                 self._event(f"unreadable message from {game.peer}: {err}")
                 self._unfinished(game, f"unreadable message from {game.peer}: {err}")
-            if isinstance(message, Chat):
-                game.chats.append((game.peer, message.text))
-                self._event(f"chat from {game.peer}: {message.text}")
-                continue
             if isinstance(message, BackRequest):
                 self._answer_back(game, message)
                 if board.turn == game.color:
@@ -538,7 +540,7 @@ class DxpSession:
         deadline = time.monotonic() + END_GRACE
         while True:
             try:
-                message = self.connection.receive(max(0.0, deadline - time.monotonic()))
+                message = self._receive(game, deadline)
             except DxpTimeout:
                 self._event(f"{game.peer} did not confirm the end of the game")
                 break
@@ -547,10 +549,6 @@ class DxpSession:
             except DxpClosed:
                 game.stop = True
                 break
-            if isinstance(message, Chat):
-                game.chats.append((game.peer, message.text))
-                self._event(f"chat from {game.peer}: {message.text}")
-                continue
             if isinstance(message, GameEnd):
                 if message.stop == GameEnd.STOP:
                     game.stop = True
@@ -614,14 +612,11 @@ class DxpSession:
             deadline = time.monotonic() + self.timeout
             while True:
                 try:
-                    message = self.connection.receive(max(0.0, deadline - time.monotonic()))
+                    message = self._receive(game, deadline)
                 except DxpTimeout:
                     self._unfinished(game, f"{game.peer} did not answer a BACKREQ", stop=True)
                 except DxpError as err:
                     self._unfinished(game, f"unreadable message from {game.peer}: {err}")
-                if isinstance(message, Chat):
-                    game.chats.append((game.peer, message.text))
-                    continue
                 if isinstance(message, GameEnd):
                     self._their_end(game, message)
                 if not isinstance(message, BackAccept):
