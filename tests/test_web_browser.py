@@ -317,6 +317,17 @@ def test_multi_capture_and_capture_choice(page, server, shots):
                                         "els => els.map(e => e.textContent)")
     assert sorted(buttons) == ["47x38x20x9x36", "47x38x24x13x36"]
     assert page.locator("#board polyline.choice-path").count() == 2
+    # the page redrawing the same position (here the board turned round, "f") keeps the
+    # choice open, its paths drawn on the turned board
+    before = page.get_attribute("#board polyline.choice-path", "points")
+    page.keyboard.press("f")
+    page.wait_for_function("() => damierApp.flipped === true")
+    assert page.is_visible("#choice")
+    assert page.locator("#board polyline.choice-path").count() == 2
+    assert page.get_attribute("#board polyline.choice-path", "points") != before
+    page.keyboard.press("f")
+    page.wait_for_function("() => damierApp.flipped === false")
+    assert page.get_attribute("#board polyline.choice-path", "points") == before
     page.screenshot(path=str(shots / "web-capture-choice.png"))
     page.click('#choice-buttons button[data-move="47x38x24x13x36"]')
     played = wait_moves(page, 2)

@@ -444,6 +444,7 @@
     } else {
       board.setLegalMoves(interactive ? game.legal_moves : [], interactive);
     }
+    if (!board.choosing) $("choice").hidden = true;
     $("board").dataset.interactive = String(interactive);
     $("board").dataset.ply = String(node.ply);
 

@@ -292,6 +292,9 @@
       const before = this.pieces;
       this.pieces = new Map(pieces);
       this._stopAnimations();
+      // a new position ends any choice between captures of the old one
+      this.choice = null;
+      this._clear(this.layers.choice);
       this.selected = this.selected !== null && this.pieces.has(this.selected) ? this.selected : null;
       this._drawPieces();
       if (move && this.options.animate && before.has(move.from) && this.pieces.has(move.to)) {
@@ -305,10 +308,20 @@
       this.interactive = !!interactive;
       if (this.selected !== null && !this.legal.some((m) => m.from === this.selected)) this.selected = null;
       if (!this.interactive) this.selected = null;
+      // a choice between captures with the same ends survives a redraw of the same position
+      const pending = this.choice;
+      const still = pending && this.interactive
+        ? pending.map((c) => this.legal.find((m) => m.text === c.text)) : [];
+      if (pending && still.length && still.every(Boolean)) {
+        this.showChoice(still);
+        return;
+      }
       this.choice = null;
       this._clear(this.layers.choice);
       this._drawMarks();
     }
+
+    get choosing() { return this.choice !== null; }
 
     /* arrows: [{path: [squares], kind: "best"}], drawn above the pieces. */
     setArrows(arrows) {
