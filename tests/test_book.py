@@ -150,8 +150,8 @@ def test_a_book_of_another_variant_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BookError, match="English draughts, the board plays International"):
         english.moves(damier.Board())
     assert damier.Board() not in english
-    unknown = encode([(english_key, 1, [(9, 13, (), 0, 1)])], variant="frisian", key_size=13)
-    with pytest.raises(BookError, match="unknown variant 'frisian'"):
+    unknown = encode([(english_key, 1, [(9, 13, (), 0, 1)])], variant="xiangqi", key_size=13)
+    with pytest.raises(BookError, match="unknown variant 'xiangqi'"):
         Book.from_bytes(unknown)
 
 
@@ -357,7 +357,7 @@ def test_a_state_file_of_other_settings_is_refused(tmp_path: Path) -> None:
     (dict(weight=-1.0), "weight must be"),
     (dict(ply_cost=float("nan")), "ply_cost must be"),
     (dict(max_loss=-3), "max_loss must be"),
-    (dict(variant="frisian"), "unknown variant"),
+    (dict(variant="xiangqi"), "unknown variant"),
 ])
 def test_bad_build_settings_are_refused(options: dict[str, object], words: str) -> None:
     with pytest.raises(ValueError, match=words):
@@ -413,7 +413,7 @@ def test_cli_shows_the_shipped_book() -> None:
 @pytest.mark.parametrize("argv, words", [
     (("build", "--positions", "0"), "positions must be"),
     (("build", "--positions", "5", "--nodes", "-1"), "nodes must be"),
-    (("build", "--positions", "5", "--variant", "frisian"), "unknown variant"),
+    (("build", "--positions", "5", "--variant", "xiangqi"), "unknown variant"),
     (("show", "not a fen"), "damier book show:"),
     (("show", "--margin", "-2"), "margin"),
     (("show", "--variant", "english"), "ships no opening book"),

@@ -21,7 +21,10 @@ WM, WK, BM, BK = Piece(WHITE), Piece(WHITE, True), Piece(BLACK), Piece(BLACK, Tr
 def test_initial_positions(variant):
     white_to_move, pieces = parse_fen(variant.initial_fen, variant)
     assert white_to_move == variant.white_starts
-    n = variant.per_row * (4 if variant.size == 10 else 3)
+    # men on the first 4 rows (10x10) or 3 rows (8x8) each, but Frysk!: its back row only
+    # (lidraughts' Frysk!, "Frisian draughts starting with 5 pieces each")
+    rows = 1 if variant.name == "frysk" else (4 if variant.size == 10 else 3)
+    n = variant.per_row * rows
     assert sorted(sq for sq, p in pieces.items() if p == BM) == list(range(1, n + 1))
     assert sorted(sq for sq, p in pieces.items() if p == WM) == list(range(variant.squares - n + 1,
                                                                              variant.squares + 1))
@@ -170,7 +173,7 @@ def test_not_a_string():
 
 def test_unknown_variant():
     with pytest.raises(ValueError, match="unknown variant"):
-        parse_fen("W:W31:B1", "frisian")
+        parse_fen("W:W31:B1", "xiangqi")
 
 
 def test_error_is_a_value_error():

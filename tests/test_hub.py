@@ -462,7 +462,7 @@ def test_variant_parameter_and_8x8_positions():
         assert s.server.board == board
         s.send("level depth=3", "go think")
         _done_move(s.until("done")[-1], board)
-        s.send("set-param name=variant value=frisian")
+        s.send("set-param name=variant value=xiangqi")
         assert len(s.sync()) == 1
     finally:
         s.close()
@@ -493,7 +493,7 @@ def test_variant_parameter_and_8x8_positions():
     "set-param name=level value=11",
     "set-param name=threads value=0",
     "set-param name=threads value=two",
-    "set-param name=variant value=frisian",
+    "set-param name=variant value=xiangqi",
     "set-param name=unknown value=1",
     "set-param value=3",                  # no name
     "=5",
@@ -599,8 +599,8 @@ def test_cli_hub_subcommand(monkeypatch):
     assert lines[0].startswith("id name=damier") and "ready" in lines
     _done_move(lines[-1], damier.Board())
     err = io.StringIO()
-    assert cli_main(["hub", "--variant", "frisian"], out=io.StringIO(), err=err) == 2
-    assert "frisian" in err.getvalue()
+    assert cli_main(["hub", "--variant", "xiangqi"], out=io.StringIO(), err=err) == 2
+    assert "xiangqi" in err.getvalue()
 
 
 # -- the client -------------------------------------------------------------------------------

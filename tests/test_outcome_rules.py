@@ -668,7 +668,7 @@ def test_for_variant_accepts_variant_objects_and_aliases():
     assert Rules.for_variant("Checkers") == ENGLISH
     assert Rules.for_variant("FMJD") == FMJD
     with pytest.raises(ValueError):
-        Rules.for_variant("frisian")
+        Rules.for_variant("xiangqi")
 
 
 def test_rules_are_frozen_and_hashable():

@@ -208,7 +208,7 @@ BAD_INPUT = [
     pytest.param(["perft", "--fen", "garbage", "--depth", "2"], ["fen"], id="fen-garbage"),
     pytest.param(["perft", "--fen", "W:W31-50:B1-20", "--variant", "english", "--depth", "2"],
                  ["fen"], id="fen-of-another-variant"),
-    pytest.param(["perft", "--variant", "frisian", "--depth", "2"], ["frisian"], id="variant"),
+    pytest.param(["perft", "--variant", "xiangqi", "--depth", "2"], ["xiangqi"], id="variant"),
     pytest.param(["perft", "--depth", "0"], ["depth", "0"], id="depth-zero"),
     pytest.param(["perft", "--depth", "-3"], ["depth"], id="depth-negative"),
     pytest.param(["perft", "--depth", "99"], ["depth", "99"], id="depth-too-big"),

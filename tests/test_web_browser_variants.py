@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_web_browser import browser, page, server  # noqa: F401
+from test_web_browser import browser, page, server, shots  # noqa: F401
 
 pytestmark = pytest.mark.slow
 
@@ -52,3 +52,42 @@ def test_puzzle_page_offers_every_variant_with_puzzles(page, server):  # noqa: F
     # the Russian board: 8 x 8, 32 dark squares
     page.wait_for_function("() => document.querySelectorAll('#board rect.sq.dark').length "
                            "=== 32")
+
+
+def test_a_short_frisian_game_with_an_orthogonal_capture(page, server, shots):  # noqa: F811
+    """Frisian draughts in the page: the variant picked in the New game dialog, a 10 x 10
+    board, and a man capturing along its file (the Frisian rules: men and kings also
+    capture along rows and files, jumping the piece on the next dark square, two squares
+    away), its path drawn straight down the file."""
+    from test_web_browser import click_square, wait_moves
+
+    page.goto(server.url + "/")
+    page.wait_for_selector("#dlg-new[open]")
+    titles = page.eval_on_selector_all("#new-variant option", "els => els.map(e => e.value)")
+    assert "frisian" in titles and "frysk" in titles
+    page.select_option("#new-variant", "frisian")
+    page.select_option("#new-color", "both")
+    page.click("#new-start")
+    page.wait_for_function("() => damierApp.game && damierApp.game.variant.name === 'frisian'")
+    assert page.evaluate("document.querySelectorAll('#board rect.sq.dark').length") == 50
+    played = []
+    for start, end in ((31, 26), (17, 21), (26, 17)):
+        click_square(page, start)
+        click_square(page, end)
+        played = wait_moves(page, len(played) + 1)
+    assert played == ["31-26", "17-21", "26x17"]
+    # Black may take the man on 17 three ways, each worth one man: diagonally from 11 or
+    # 12, or along the file from 7, over 12's and 17's file neighbour to 27.
+    assert page.locator("#board circle.capturer").count() == 3
+    click_square(page, 7)
+    path = page.get_attribute("#board polyline.capture-path", "points")
+    xs = {round(float(p.split(",")[0]), 3) for p in path.split()}
+    assert len(xs) == 1, f"the capture along the file is drawn straight down: {path}"
+    assert page.locator("#board path.captured-mark").count() == 1
+    page.screenshot(path=str(shots / "web-frisian-orthogonal-capture.png"))
+    click_square(page, 27)
+    played = wait_moves(page, 4)
+    assert played[-1] == "7x27"
+    last = page.evaluate("() => damierApp.game.moves[3]")
+    assert last["path"] == [7, 27] and last["captures"] == [17]
+    assert page.evaluate("() => damierApp.game.fen").startswith("W:")

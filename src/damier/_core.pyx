@@ -48,15 +48,19 @@ cdef enum:
 
 _GOALS = ("normal", "misere", "crown")
 
-# Directions: 0 up-left, 1 up-right (towards lower square numbers), 2 down-left, 3 down-right.
-# White men move up (0, 1), Black men move down (2, 3). The opposite of d is 3 - d.
+# Directions: 0 up-left, 1 up-right (towards lower square numbers), 2 down-left, 3 down-right;
+# with orthogonal captures (Frisian) also 4 up, 5 left, 6 right, 7 down, along the files and
+# rows of dark squares (the next dark square of a row is two columns away, of a file two rows
+# away). White men move up (0, 1), Black men move down (2, 3). The opposite of d is d ^ 3.
 
 ctypedef struct Geo:
     int variant
     int size
     int per_row
     int nsq
-    int shift[4]
+    int shift[8]
+    uint64_t src[8]          # the bits a shift along direction d may start from (rows wrap)
+    int ndirs                # 4, or 8 with orthogonal captures
     uint64_t mask
     uint64_t promo[2]        # promotion row of [black, white]
     int flying               # flying kings
@@ -71,11 +75,18 @@ ctypedef struct Geo:
     int mirror               # the numbers run right to left along the layout's rows (Italian)
     int men_take_kings       # men may capture kings (all but Italian)
     int precedence           # Italian precedence among the longest captures (see precedence_key)
+    int orth                 # men and kings also capture along rows and files (Frisian)
+    int man_value            # the value rule (Frisian): a capture's value counts men and kings
+    int king_value           # with these weights; 0: the majority rule counts pieces
+    int king_limit           # a king makes at most this many moves in a row without capturing
+                             # while its side has men (Frisian: 3); 0: no limit
 
 ctypedef struct Pos:
     uint64_t pieces[2]       # [black, white]
     uint64_t kings
     int turn                 # 1: White to move, 0: Black to move
+    uint8_t ksq[2]           # [black, white]: the bit of the king that made the side's last
+    uint8_t kcnt[2]          # kcnt non-capturing moves in a row (0: the last move was not one)
 
 ctypedef struct CMove:
     uint64_t frm
@@ -94,6 +105,7 @@ cdef Geo GEOS[MAX_VARIANTS]
 cdef uint64_t ZOBRIST[4][64]     # [black man, white man, black king, white king][bit]
 cdef uint64_t ZOBRIST_WHITE_TO_MOVE
 cdef uint64_t ZOBRIST_VARIANT[MAX_VARIANTS]   # keeps the keys of same-sized variants apart
+cdef uint64_t ZOBRIST_KING_RUN[2][8][64]      # [side][run length, capped at 7][king's bit]
 
 
 cdef inline int layout_bit(int r, int t) noexcept nogil:
@@ -105,7 +117,8 @@ cdef inline int layout_bit(int r, int t) noexcept nogil:
 
 cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
                     int promote_mid, int crown_ends, int lone_king_drawish, int goal,
-                    int mirror, int men_take_kings, int precedence):
+                    int mirror, int men_take_kings, int precedence, int orth,
+                    int man_value, int king_value, int king_limit):
     cdef int r = size // 2
     cdef int s, b, t
     g.variant = variant
@@ -116,6 +129,15 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
     g.shift[1] = r
     g.shift[2] = r
     g.shift[3] = r + 1
+    g.shift[4] = 2 * r + 1   # a file: two rows down or up, the same place in the row
+    g.shift[5] = 1           # a row: the next dark square, two columns left or right
+    g.shift[6] = 1
+    g.shift[7] = 2 * r + 1
+    g.ndirs = 8 if orth else 4
+    g.orth = orth
+    g.man_value = man_value
+    g.king_value = king_value
+    g.king_limit = king_limit
     g.flying = flying
     g.men_back = men_back
     g.majority = majority
@@ -148,6 +170,42 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
             g.promo[1] |= (<uint64_t>1) << b
         if s > g.nsq - r:
             g.promo[0] |= (<uint64_t>1) << b
+    _init_orthogonal(g)
+
+
+cdef void _init_orthogonal(Geo* g):
+    """The orthogonal shifts' start masks: a bit may shift along a row or file only where
+    the square it reaches is the neighbour on the board (a row's last square does not
+    reach the next row's first). Worked out from the squares' rows and columns in the
+    layout."""
+    cdef int r = g.per_row
+    cdef int b, t, d, row, col, nrow, ncol, nt
+    cdef int drow[4]
+    cdef int dcol[4]
+    drow[0] = -2
+    dcol[0] = 0
+    drow[1] = 0
+    dcol[1] = -2
+    drow[2] = 0
+    dcol[2] = 2
+    drow[3] = 2
+    dcol[3] = 0
+    for d in range(8):
+        g.src[d] = g.mask
+    for d in range(4):
+        g.src[4 + d] = 0
+        for t in range(1, g.nsq + 1):
+            row = (t - 1) // r
+            col = 2 * ((t - 1) % r) + (1 if row % 2 == 0 else 0)
+            nrow = row + drow[d]
+            ncol = col + dcol[d]
+            if not (0 <= nrow < g.size and 0 <= ncol < g.size):
+                continue
+            nt = nrow * r + ncol // 2 + 1
+            b = layout_bit(r, t)
+            if layout_bit(r, nt) != (b - g.shift[4 + d] if d < 2 else b + g.shift[4 + d]):
+                continue     # cannot happen: the layout keeps rows and files in step
+            g.src[4 + d] |= (<uint64_t>1) << b
 
 
 cdef uint64_t _splitmix(uint64_t* state):
@@ -160,7 +218,7 @@ cdef uint64_t _splitmix(uint64_t* state):
 
 cdef void _init_tables():
     cdef uint64_t seed = 20261121
-    cdef int i, b
+    cdef int i, b, k
     global ZOBRIST_WHITE_TO_MOVE
     for i in range(4):
         for b in range(64):
@@ -168,19 +226,25 @@ cdef void _init_tables():
     ZOBRIST_WHITE_TO_MOVE = _splitmix(&seed)
     for i in range(MAX_VARIANTS):
         ZOBRIST_VARIANT[i] = _splitmix(&seed)
+    for i in range(2):
+        for k in range(8):
+            for b in range(64):
+                ZOBRIST_KING_RUN[i][k][b] = _splitmix(&seed)
 
 
 _init_tables()
 
 _FACT_NAMES = ("size", "flying_kings", "men_capture_backwards", "majority_capture",
                "promote_during_capture", "crowning_ends_capture", "lone_king_drawish", "goal",
-               "top_left_dark", "men_capture_kings", "capture_precedence")
+               "top_left_dark", "men_capture_kings", "capture_precedence",
+               "orthogonal_captures", "capture_values", "king_move_limit")
 
 
 def init_variant(int index, int size, *, bint flying_kings, bint men_capture_backwards,
                  bint majority_capture, bint promote_during_capture, bint crowning_ends_capture,
                  bint lone_king_drawish, str goal="normal", bint top_left_dark=False,
-                 bint men_capture_kings=True, bint capture_precedence=False):
+                 bint men_capture_kings=True, bint capture_precedence=False,
+                 bint orthogonal_captures=False, capture_values=None, king_move_limit=None):
     """Fills the core's tables (geometry, rule flags, evaluation tables) of the
     variant with core index ``index``. :mod:`damier.variants` calls it for every
     variant of the registry when it is imported: the core holds no variant facts
@@ -192,8 +256,14 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
     ``men_capture_kings``: False when men may capture only men (Italian).
     ``capture_precedence``: among the captures taking the most pieces (which needs
     ``majority_capture``), the Italian order: by a king before by a man, then the most
-    kings taken, then the first king taken earliest."""
+    kings taken, then the first king taken earliest.
+    ``orthogonal_captures``: men and kings also capture along rows and files (Frisian; men
+    then capture in all eight directions). ``capture_values``: ``(man, king)`` weights of
+    the value rule (Frisian), which replaces the count of the majority rule; at equal
+    value a capture by a king comes first. ``king_move_limit``: a king may make at most
+    this many non-capturing moves in a row while its side has men (Frisian: 3)."""
     cdef Geo g
+    cdef int man_value = 0, king_value = 0, king_limit = 0
     if not 0 <= index < MAX_VARIANTS:
         raise ValueError(f"variant index {index} out of range 0-{MAX_VARIANTS - 1}")
     if size % 2 or not 4 <= size <= 10:
@@ -203,9 +273,23 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
     if capture_precedence and not majority_capture:
         raise ValueError("capture_precedence orders the captures taking the most pieces: "
                          "it needs majority_capture")
+    if capture_values is not None:
+        man_value, king_value = capture_values
+        if not (majority_capture and 0 < man_value <= king_value < 1000):
+            raise ValueError(f"capture_values {capture_values!r}: (man, king) weights with "
+                             "0 < man <= king < 1000, and majority_capture")
+        if capture_precedence:
+            raise ValueError("capture_values and capture_precedence are two rules for one choice")
+    if king_move_limit is not None:
+        king_limit = king_move_limit
+        if not 1 <= king_limit <= 7:
+            raise ValueError(f"king_move_limit must be from 1 to 7, got {king_move_limit!r}")
+    if orthogonal_captures and (size != 10 or top_left_dark or not men_capture_backwards):
+        raise ValueError("orthogonal captures need the 10x10 layout and men capturing backwards")
     _init_geo(&g, index, size, flying_kings, men_capture_backwards, majority_capture,
               promote_during_capture, crowning_ends_capture, lone_king_drawish,
-              _GOALS.index(goal), top_left_dark, men_capture_kings, capture_precedence)
+              _GOALS.index(goal), top_left_dark, men_capture_kings, capture_precedence,
+              orthogonal_captures, man_value, king_value, king_limit)
     if GEOS[index].size:
         if variant_facts(index) != _facts_of(&g):
             raise ValueError(f"variant index {index} is already initialised with other facts")
@@ -219,7 +303,9 @@ cdef dict _facts_of(const Geo* g):
     return dict(zip(_FACT_NAMES, (g.size, bool(g.flying), bool(g.men_back), bool(g.majority),
                                   bool(g.promote_mid), bool(g.crown_ends),
                                   bool(g.lone_king_drawish), _GOALS[g.goal], bool(g.mirror),
-                                  bool(g.men_take_kings), bool(g.precedence))))
+                                  bool(g.men_take_kings), bool(g.precedence), bool(g.orth),
+                                  (g.man_value, g.king_value) if g.king_value else None,
+                                  g.king_limit or None)))
 
 
 def variant_facts(int index):
@@ -236,14 +322,20 @@ def variant_facts(int index):
 cdef inline uint64_t sh(const Geo* g, uint64_t x, int d) noexcept nogil:
     if d < 2:
         return (x >> g.shift[d]) & g.mask
-    return (x << g.shift[d]) & g.mask
+    if d < 4:
+        return (x << g.shift[d]) & g.mask
+    if d < 6:
+        return ((x & g.src[d]) >> g.shift[d]) & g.mask
+    return ((x & g.src[d]) << g.shift[d]) & g.mask
 
 
 cdef inline uint64_t sh_back(const Geo* g, uint64_t x, int d) noexcept nogil:
-    """The shift opposite to ``d`` (without masking: x is on the board)."""
+    """The shift opposite to ``d`` (without masking along diagonals: x is on the board)."""
     if d < 2:
         return x << g.shift[d]
-    return x >> g.shift[d]
+    if d < 4:
+        return x >> g.shift[d]
+    return sh(g, x, d ^ 3)
 
 
 # ---------------------------------------------------------------------------
@@ -286,11 +378,15 @@ cdef inline int precedence_key(const CapCtx* c, uint64_t captured, int ncap) noe
 
 
 cdef void emit(CapCtx* c, uint64_t to, uint64_t captured, int ncap, int promote) noexcept nogil:
-    cdef int i, key = ncap
+    cdef int i, nk, key = ncap
     cdef CMove* m
     if c.g.majority:
         if c.g.precedence:
             key = precedence_key(c, captured, ncap)
+        elif c.g.king_value:
+            # the value rule: the weights of the pieces taken; at equal value by a king first
+            nk = popcount(captured & c.opp_kings)
+            key = ((ncap - nk) * c.g.man_value + nk * c.g.king_value) * 2 + c.start_king
         if key < c.best:
             return
         if key > c.best:
@@ -322,8 +418,8 @@ cdef bint king_can_capture_from(CapCtx* c, uint64_t sq, uint64_t captured, int l
     cdef const Geo* g = c.g
     cdef int d
     cdef uint64_t x
-    for d in range(4):
-        if d == 3 - lastdir:
+    for d in range(g.ndirs):
+        if d == lastdir ^ 3:
             continue
         x = sh(g, sq, d)
         while x & c.empty:
@@ -349,8 +445,8 @@ cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int
     cdef int d, found = 0
     cdef bint must_continue
     cdef uint64_t x, land
-    for d in range(4):
-        if d == 3 - lastdir:
+    for d in range(g.ndirs):
+        if d == lastdir ^ 3:
             continue
         x = sh(g, sq, d)
         while x & c.empty:
@@ -397,7 +493,7 @@ cdef void man_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noex
     cdef uint64_t x, land
     if g.men_back:
         d0 = 0
-        d1 = 4
+        d1 = g.ndirs
     elif c.white:
         d0 = 0
         d1 = 2
@@ -430,7 +526,7 @@ cdef inline uint64_t men_that_capture(const Geo* g, uint64_t men, uint64_t opp, 
                                       int white) noexcept nogil:
     """The men that can make a first jump (a superset filter for the capture search)."""
     cdef uint64_t r = 0
-    cdef int d, d0 = 0, d1 = 4
+    cdef int d, d0 = 0, d1 = g.ndirs
     if not g.men_back:
         if white:
             d1 = 2
@@ -455,7 +551,7 @@ cdef int gen_captures(const Geo* g, const Pos* p, CMove* out, int* overflow) noe
     c.opp_kings = c.opp & p.kings
     c.man_opp = c.opp if g.men_take_kings else c.opp & ~p.kings
     c.white = t
-    c.best = 0 if g.precedence else 1
+    c.best = 0 if (g.precedence or g.king_value) else 1
     c.n = 0
     c.overflow = 0
     c.out = out
@@ -494,7 +590,7 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t kings = me & p.kings
     cdef uint64_t man_opp = opp if g.men_take_kings else opp & ~p.kings
     cdef uint64_t f, x
-    cdef int d, d0 = 0, d1 = 4
+    cdef int d, d0 = 0, d1 = g.ndirs
     if not g.men_back:
         if t:
             d1 = 2
@@ -504,7 +600,7 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
         if sh(g, sh(g, men, d) & man_opp, d) & empty:
             return True
     if kings:
-        for d in range(4):
+        for d in range(g.ndirs):
             f = kings
             if g.flying:
                 x = sh(g, f, d) & empty
@@ -520,12 +616,22 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
 # Quiet moves
 # ---------------------------------------------------------------------------
 
+cdef inline uint64_t held_king(const Geo* g, const Pos* p) noexcept nogil:
+    """The king of the side to move that may not make a non-capturing move now: it made
+    the last ``king_limit`` of them in a row and its side still has men (Frisian rules:
+    a king makes at most three non-capturing moves in a row while its side has men)."""
+    cdef int t = p.turn
+    if g.king_limit and p.kcnt[t] >= g.king_limit and (p.pieces[t] & ~p.kings):
+        return (<uint64_t>1) << p.ksq[t]
+    return 0
+
+
 cdef int gen_quiet(const Geo* g, const Pos* p, CMove* out, int n) noexcept nogil:
     cdef int t = p.turn
     cdef uint64_t me = p.pieces[t]
     cdef uint64_t empty = g.mask & ~(p.pieces[0] | p.pieces[1])
     cdef uint64_t men = me & ~p.kings
-    cdef uint64_t kings = me & p.kings
+    cdef uint64_t kings = me & p.kings & ~held_king(g, p)
     cdef uint64_t promo = g.promo[t]
     cdef uint64_t tgt, b, k, x
     cdef int d, d0, d1
@@ -574,7 +680,7 @@ cdef int count_quiet(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t me = p.pieces[t]
     cdef uint64_t empty = g.mask & ~(p.pieces[0] | p.pieces[1])
     cdef uint64_t men = me & ~p.kings
-    cdef uint64_t kings = me & p.kings
+    cdef uint64_t kings = me & p.kings & ~held_king(g, p)
     cdef uint64_t x
     cdef int d, n
     if t:
@@ -607,6 +713,18 @@ cdef int gen_moves(const Geo* g, const Pos* p, CMove* out, int captures_optional
 
 cdef inline void make_move(Pos* p, const CMove* m) noexcept nogil:
     cdef int t = p.turn
+    cdef int b
+    # the run of non-capturing moves of one king (the Frisian king-move limit)
+    if m.king and not m.ncap:
+        b = ctz(m.frm)
+        if p.kcnt[t] and p.ksq[t] == b:
+            if p.kcnt[t] < 255:
+                p.kcnt[t] += 1
+        else:
+            p.kcnt[t] = 1
+        p.ksq[t] = <uint8_t>ctz(m.to)
+    else:
+        p.kcnt[t] = 0
     p.pieces[t] ^= m.frm ^ m.to
     if m.cap:
         p.pieces[1 - t] &= ~m.cap
@@ -638,6 +756,17 @@ cdef uint64_t perft_rec(const Geo* g, const Pos* p, int depth, CMove* buf, int* 
     return total
 
 
+cdef inline uint64_t king_run_key(const Geo* g, const Pos* p) noexcept nogil:
+    """The hash of the king runs (the Frisian king-move limit) where they matter: a side
+    with men whose last move was a king's non-capturing move."""
+    cdef uint64_t h = 0
+    cdef int c
+    for c in range(2):
+        if p.kcnt[c] and (p.pieces[c] & ~p.kings):
+            h ^= ZOBRIST_KING_RUN[c][p.kcnt[c] if p.kcnt[c] < g.king_limit else g.king_limit][p.ksq[c]]
+    return h
+
+
 cdef uint64_t hash_pos(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t h = ZOBRIST_VARIANT[g.variant], x, b
     cdef int c, k
@@ -650,6 +779,8 @@ cdef uint64_t hash_pos(const Geo* g, const Pos* p) noexcept nogil:
                 h ^= ZOBRIST[2 * k + c][ctz(b)]
     if p.turn:
         h ^= ZOBRIST_WHITE_TO_MOVE
+    if g.king_limit:
+        h ^= king_run_key(g, p)
     return h
 
 
@@ -848,6 +979,8 @@ cdef class CoreBoard:
         self._pos.pieces[1] = 0
         self._pos.kings = 0
         self._pos.turn = 1
+        memset(self._pos.ksq, 0, 2)
+        memset(self._pos.kcnt, 0, 2)
         self.move_stack = []
 
     def __dealloc__(self):
@@ -868,6 +1001,8 @@ cdef class CoreBoard:
         p.pieces[1] = 0
         p.kings = 0
         p.turn = 1 if white_to_move else 0
+        memset(p.ksq, 0, 2)
+        memset(p.kcnt, 0, 2)
         for color, king, squares in ((1, 0, white_men), (1, 1, white_kings),
                                      (0, 0, black_men), (0, 1, black_kings)):
             for s in squares:
@@ -1043,6 +1178,34 @@ cdef class CoreBoard:
         if p.pieces[0] & b:
             return 4 if p.kings & b else 3
         return 0
+
+    def _king_runs(self):
+        """``((white square, count), (black square, count))``: for each side, the king
+        that made its last ``count`` moves without capturing, one after the other, and
+        where it stands (``(0, 0)``: the side's last move was not such a move). The
+        Frisian king-move limit reads them."""
+        cdef const Geo* g = self._g
+        return tuple((g.sq_of_bit[self._pos.ksq[c]] if self._pos.kcnt[c] else 0,
+                      self._pos.kcnt[c]) for c in (1, 0))
+
+    def _set_king_runs(self, white, black):
+        """Sets the king runs (see :meth:`_king_runs`): ``(square, count)`` for each
+        side, ``(0, 0)`` for none; the square must hold a king of that side."""
+        cdef int c, sq, count
+        cdef uint64_t b
+        for c, run in ((1, white), (0, black)):
+            sq, count = run
+            if count == 0:
+                self._pos.ksq[c] = 0
+                self._pos.kcnt[c] = 0
+                continue
+            if not 1 <= count <= 255:
+                raise ValueError(f"a king's run of moves must be 0-255, got {count}")
+            b = self._bit(sq)
+            if not (self._pos.pieces[c] & self._pos.kings & b):
+                raise ValueError(f"no {'white' if c else 'black'} king on square {sq}")
+            self._pos.ksq[c] = <uint8_t>ctz(b)
+            self._pos.kcnt[c] = <uint8_t>count
 
     def zobrist_hash(self) -> int:
         """A 64-bit Zobrist hash of the position and the side to move."""

@@ -88,6 +88,8 @@ cdef inline void enter_child(Searcher* s, const Node* nd, const CMove* m, Child*
     """The key and the draw counts of ``c.pos``, the position after ``m`` (already
     made), and its key on the search path."""
     c.key = key_after(nd.p, m, nd.key)
+    if s.g.king_limit:
+        c.key ^= king_run_key(s.g, nd.p) ^ king_run_key(s.g, &c.pos)
     prefetch(&s.tt[c.key & s.tt_mask])
     c.rev = 0 if (m.ncap or not m.king) else nd.rev + 1
     c.ecls = end_class(s, &c.pos) if s.end_plies[0] else END_NONE

@@ -674,8 +674,8 @@ def shared_tables(directory: str | os.PathLike[str] | None = None, *,
     run it at once): the engine's first-use build of the small tables that the directory
     lacks, :func:`damier.egdb_build.build_missing`, goes there."""
     v = get_variant(variant)
-    if v.goal != "normal":
-        return None  # the tables' values assume that a player who cannot move loses
+    if v.endgame_tables_unsupported:
+        return None  # see Variant.endgame_tables_unsupported
     root = Path(directory) if directory is not None else default_directory()
     key = (str(root.resolve()), v.name, pieces)
     with _SHARED_LOCK:

@@ -205,9 +205,8 @@ def build(directory: str | os.PathLike[str] | None = None, *, pieces: int,
     on a file system every worker shares, at the same path.
     """
     v = get_variant(variant)
-    if v.goal != "normal":
-        raise ValueError(f"endgame databases are built for variants in which a player who "
-                         f"cannot move loses; {v.title} has another goal ({v.goal})")
+    if v.endgame_tables_unsupported:
+        raise ValueError(f"no endgame databases for {v.title}: {v.endgame_tables_unsupported}")
     if not 2 <= pieces <= MAX_PIECES:
         raise ValueError(f"pieces must be between 2 and {MAX_PIECES}, got {pieces}")
     if threads < 1:
@@ -309,8 +308,8 @@ def build_missing(directory: str | os.PathLike[str] | None = None,
     is, with a warning on the ``damier.egdb`` logger."""
     v = get_variant(variant)
     root = Path(directory) if directory is not None else default_directory()
-    if v.goal != "normal":
-        return  # no tables for a variant in which a player who cannot move does not lose
+    if v.endgame_tables_unsupported:
+        return  # no tables for this variant (see Variant.endgame_tables_unsupported)
     if pieces < 2 or all((root / v.name / f"{signature_name(s)}{_SUFFIX}").exists()
                          for s in signatures(pieces)):
         return

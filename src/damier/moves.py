@@ -453,6 +453,9 @@ def capture_rule(board: Board) -> str | None:
     ('a capture is compulsory', True)
     >>> capture_rule(damier.Board("W:W38,48:B33,23,3,42"))
     'capturing is compulsory, and the capture taking the most pieces (2) must be played'
+    >>> print(capture_rule(damier.Board("W:W28:B22,27,23", variant="frisian")))
+    capturing is compulsory, and the capture of the highest value must be played (a man counts 100,
+    a king 199; at equal value a king captures)
     >>> capture_rule(damier.Board("W:W22,23:B18,19", variant="russian"))
     'capturing is compulsory (any capture may be chosen, but it must be taken to the end)'
     """
@@ -464,6 +467,10 @@ def _capture_rule(legal: Sequence[Move], variant: Variant) -> str | None:
     if not captures or len(captures) != len(legal):
         return None
     most = max(len(m.captures) for m in captures)
+    if variant.capture_values is not None and (most > 1 or len(captures) > 1):
+        man, king = variant.capture_values
+        return (f"capturing is compulsory, and the capture of the highest value must be played "
+                f"(a man counts {man}, a king {king}; at equal value a king captures)")
     if variant.majority_capture and most > 1:
         return (f"capturing is compulsory, and the capture taking the most pieces ({most}) "
                 "must be played")

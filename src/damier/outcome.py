@@ -27,8 +27,10 @@ is a draw):
 4. ``FIVE_MOVES``: :attr:`Rules.five_moves_limit`;
 5. ``SIXTEEN_MOVES``: :attr:`Rules.sixteen_moves_limit`;
 6. ``THREE_KINGS_VS_KING``: :attr:`Rules.three_kings_limit`;
-7. ``BALANCE_UNCHANGED``: :attr:`Rules.balance_unchanged_limits`;
-8. ``KING_MOVES``: :attr:`Rules.king_moves_limit`.
+7. ``TWO_KINGS_VS_KING``: :attr:`Rules.two_kings_limit`; ``KING_VS_KING`` again for
+   :attr:`Rules.king_vs_king_limit` (Frisian);
+8. ``BALANCE_UNCHANGED``: :attr:`Rules.balance_unchanged_limits`;
+9. ``KING_MOVES``: :attr:`Rules.king_moves_limit`.
 
 Counting
 --------
@@ -104,7 +106,10 @@ class Termination(enum.Enum):
     """The 5-move rule: a lone king against two or fewer pieces including a king
     (:attr:`Rules.five_moves_limit`)."""
     KING_VS_KING = "king_vs_king"
-    """King against king, drawn at once (:attr:`Rules.king_vs_king_immediate`)."""
+    """King against king, drawn at once (:attr:`Rules.king_vs_king_immediate`) or after a
+    few moves (:attr:`Rules.king_vs_king_limit`, Frisian)."""
+    TWO_KINGS_VS_KING = "two_kings_vs_king"
+    """Frisian: two kings failed to beat a lone king in time (:attr:`Rules.two_kings_limit`)."""
     THREE_KINGS_VS_KING = "three_kings_vs_king"
     """Russian: three (or more) kings failed to beat a lone king in time
     (:attr:`Rules.three_kings_limit`)."""
@@ -168,6 +173,10 @@ class Termination(enum.Enum):
         if self is Termination.THREE_KINGS_VS_KING:
             n = r.three_kings_limit
             base = "three kings against a lone king"
+            return base if n is None else f"{base} ({n} moves)"
+        if self is Termination.TWO_KINGS_VS_KING:
+            n = r.two_kings_limit
+            base = "two kings against a lone king"
             return base if n is None else f"{base} ({n} moves)"
         if self is Termination.BALANCE_UNCHANGED:
             base = "unchanged balance of pieces"
@@ -437,6 +446,15 @@ def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules,
     if rules.three_kings_limit is not None and _is_three_kings_vs_king(cur):
         if _run_at_least(snapshots, 2 * rules.three_kings_limit, lambda s: s.material == material):
             return Outcome(Termination.THREE_KINGS_VS_KING, None)
+
+    if cur.white_men == 0 and cur.black_men == 0:
+        kings = sorted((cur.white_kings, cur.black_kings))
+        frisian = {(1, 2): (rules.two_kings_limit, Termination.TWO_KINGS_VS_KING),
+                   (1, 1): (rules.king_vs_king_limit, Termination.KING_VS_KING)}.get(
+                       (kings[0], kings[1]))
+        if frisian is not None and frisian[0] is not None and _run_at_least(
+                snapshots, 2 * frisian[0], lambda s: s.material == material):
+            return Outcome(frisian[1], None)
 
     if rules.balance_unchanged_limits and cur.white_kings and cur.black_kings:
         moves = rules.balance_unchanged_limit(cur.pieces)

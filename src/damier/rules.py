@@ -183,6 +183,27 @@ class Rules:
     ((2, 5), (3, 5))
     """
 
+    two_kings_limit: int | None = None
+    """Frisian: two kings (and no men) against a lone king are drawn if they have not won
+    after each player made this many moves, counted from the position in which that
+    material arose: 7 in Frisian (the Frisian rules as lidraughts plays them: "the game is
+    drawn after both players made 7 moves"); off elsewhere.
+
+    >>> Rules.for_variant("frisian").two_kings_limit
+    7
+    """
+
+    king_vs_king_limit: int | None = None
+    """Frisian: a king against a king (and nothing else) is drawn after each player made
+    this many moves, counted from the position in which that material arose: 2 in Frisian
+    (lidraughts' reading of the federation's rule, which draws such an ending at once
+    unless one king is lost by force: the two moves leave room for that); off elsewhere
+    (:attr:`king_vs_king_immediate` draws it at once).
+
+    >>> Rules.for_variant("frisian").king_vs_king_limit
+    2
+    """
+
     draw_offer_min_moves: int = 0
     """Seed 001 (tournaments): a draw may be offered only after each player
     made at least this many moves (40 there); 0 allows an offer at any time.
@@ -214,7 +235,7 @@ class Rules:
 
     def __post_init__(self) -> None:
         for name in ("king_moves_limit", "sixteen_moves_limit", "five_moves_limit",
-                     "three_kings_limit"):
+                     "three_kings_limit", "two_kings_limit", "king_vs_king_limit"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)
                                       or value < 1):
@@ -254,10 +275,10 @@ class Rules:
         >>> r = Rules.for_variant("english")
         >>> r.repetition_limit, r.king_moves_limit, r.sixteen_moves_limit, r.five_moves_limit
         (3, 40, None, None)
-        >>> Rules.for_variant("frisian")
+        >>> Rules.for_variant("killer")
         Traceback (most recent call last):
         ...
-        ValueError: unknown variant 'frisian' (choose from: international, english, ...)
+        ValueError: unknown variant 'killer' (choose from: international, english, ...)
         """
         if _variant_lookup is None:  # pragma: no cover - importing damier loads the registry
             raise RuntimeError("the variant registry (damier.variants) is not loaded")
@@ -287,6 +308,11 @@ class Rules:
         if self.three_kings_limit is not None:
             out.append(f"three kings against a lone king: draw after {self.three_kings_limit} "
                        "moves each")
+        if self.two_kings_limit is not None:
+            out.append(f"two kings against a lone king: draw after {self.two_kings_limit} "
+                       "moves each")
+        if self.king_vs_king_limit is not None:
+            out.append(f"king against king: draw after {self.king_vs_king_limit} moves each")
         for pieces, moves in self.balance_unchanged_limits:
             out.append(f"{pieces} pieces, kings on both sides, balance unchanged: draw after "
                        f"{moves} moves each")

@@ -74,6 +74,14 @@ The usual draw rules of each variant, and where they come from:
   Other readings are options of :class:`~damier.rules.Rules`: some programs
   (pydraughts) also apply English's 40-move rule to Italian
   (``replace(rules, king_moves_limit=40)``).
+* Frisian and Frysk! (the rules of the Frisian draughts federation, as lidraughts plays
+  them): threefold repetition; two kings against a lone king drawn after 7 moves each; a
+  king against a king drawn after 2 moves each (the federation draws it at once unless
+  a king is lost by force; lidraughts gives the two moves instead, and so does damier).
+  No king-move rule: the king-move limit (:attr:`Variant.king_move_limit`) keeps the men
+  moving. Where the sources differ on the value rule, damier follows lidraughts (a king
+  counts 199 against a man's 100) where pydraughts counts a king 1.501 men; the two
+  readings choose differently only between five men or more and three kings or more.
 """
 
 from __future__ import annotations
@@ -111,7 +119,7 @@ class Variant:
     game_type: int
     """PDN ``GameType`` tag value."""
     index: int
-    """Index of the variant's tables in the compiled core (0-7, one per variant)."""
+    """Index of the variant's tables in the compiled core (0-15, one per variant)."""
     white_starts: bool
     """True when White makes the first move (all but English)."""
     flying_kings: bool
@@ -189,7 +197,31 @@ class Variant:
     first king at the same step are equal, wherever their later kings come). What is still
     equal is the player's choice. Needs :attr:`majority_capture`."""
 
+    orthogonal_captures: bool = False
+    """Men and kings also capture along the rows and files of dark squares (Frisian): a man
+    jumps the piece on the next dark square of its row or file (two squares away) to the
+    one beyond it, in any of the four directions; a flying king captures along rows and
+    files at any distance as it does along diagonals. Moves that do not capture stay
+    diagonal."""
+
+    capture_values: tuple[int, int] | None = None
+    """The value rule (Frisian) in place of the count of the majority rule: the capture
+    taking the highest value must be played, a man taken counting ``capture_values[0]`` and
+    a king ``capture_values[1]``; at equal value a capture made by a king comes first. The
+    rules of Frisian draughts (the Frisian draughts federation's, as lidraughts plays them):
+    "a king is worth more than a man, but less than two men"; lidraughts weighs them 100
+    and 199, so that two kings outweigh three men and three kings five men. Needs
+    :attr:`majority_capture`. (pydraughts weighs a king 1.501 men: it lets five men
+    outweigh three kings; the module documentation lists this reading.)"""
+
+    king_move_limit: int | None = None
+    """A king may make at most this many non-capturing moves in a row while its side still
+    has men (Frisian: 3); then that king may only capture, and the player moves another
+    piece. Moves of other pieces, and captures, end the run. None: no limit."""
+
     def __post_init__(self) -> None:
+        if self.capture_values is not None and self.capture_precedence:
+            raise ValueError("capture_values and capture_precedence are two rules for one choice")
         if self.capture_precedence and not self.majority_capture:
             raise ValueError("capture_precedence orders the captures taking the most pieces: "
                              "it needs majority_capture")
@@ -201,6 +233,27 @@ class Variant:
             raise TypeError(f"draw_rules must be a Rules, got {self.draw_rules!r}")
         if self.egdb_build_pieces < 2:
             raise ValueError(f"egdb_build_pieces must be at least 2, got {self.egdb_build_pieces}")
+
+    @property
+    def endgame_tables_unsupported(self) -> str | None:
+        """Why damier's endgame databases cannot hold this variant, or None when they can.
+        Their values assume that a player who cannot move loses and that a position's
+        pieces and side to move are all it is: a variant with another goal, or with the
+        king-move limit (which makes the moves depend on the kings' last moves), has none.
+
+        >>> get_variant("international").endgame_tables_unsupported is None
+        True
+        >>> print(get_variant("antidraughts").endgame_tables_unsupported)
+        Antidraughts has another goal (misere): the tables assume that a player who cannot move
+        loses
+        """
+        if self.goal != "normal":
+            return (f"{self.title} has another goal ({self.goal}): the tables assume that a "
+                    "player who cannot move loses")
+        if self.king_move_limit is not None:
+            return (f"{self.title} limits a king's moves in a row ({self.king_move_limit}): "
+                    "the tables hold positions without the kings' last moves")
+        return None
 
     @property
     def squares(self) -> int:
@@ -237,6 +290,16 @@ _FMJD_RULES = Rules()
 """The FMJD draw rules (the defaults of :class:`~damier.rules.Rules`)."""
 
 _FMJD_RESULTS = ("2-0", "1-1", "0-2")
+
+_FRISIAN_RULES = Rules(
+    repetition_limit=3,
+    king_moves_limit=None,
+    sixteen_moves_limit=None,
+    five_moves_limit=None,
+    two_kings_limit=7,
+    king_vs_king_limit=2,
+)
+"""The Frisian draw rules (see the module documentation)."""
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in (
     Variant(
@@ -433,6 +496,60 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         men_capture_kings=False,
         capture_precedence=True,
     ),
+    Variant(
+        name="frisian",
+        title="Frisian",
+        aliases=("fries", "frysk spul"),
+        size=10,
+        game_type=40,
+        index=7,
+        white_starts=True,
+        flying_kings=True,
+        men_capture_backwards=True,
+        majority_capture=True,
+        promote_during_capture=False,
+        crowning_ends_capture=False,
+        initial_fen="W:W31-50:B1-20",
+        draw_rules=_FRISIAN_RULES,
+        pdn_results=_FMJD_RESULTS,
+        hub_name="frisian",
+        eval_weights_file=None,
+        openings_file=None,
+        puzzles_file=None,
+        book_file=None,
+        lone_king_drawish=False,
+        egdb_build_pieces=2,
+        orthogonal_captures=True,
+        capture_values=(100, 199),
+        king_move_limit=3,
+    ),
+    Variant(
+        name="frysk",
+        title="Frysk!",
+        aliases=("frysk!",),
+        size=10,
+        game_type=97,
+        index=8,
+        white_starts=True,
+        flying_kings=True,
+        men_capture_backwards=True,
+        majority_capture=True,
+        promote_during_capture=False,
+        crowning_ends_capture=False,
+        initial_fen="W:W46-50:B1-5",
+        draw_rules=_FRISIAN_RULES,
+        pdn_results=_FMJD_RESULTS,
+        hub_name="frysk",
+        eval_weights_file=None,
+        openings_file=None,
+        puzzles_file=None,
+        book_file=None,
+        lone_king_drawish=False,
+        egdb_build_pieces=2,
+        orthogonal_captures=True,
+        capture_values=(100, 199),
+        king_move_limit=3,
+    ),
 )}
 """The variants, by name, in the order menus list them."""
 
@@ -465,6 +582,9 @@ def _init_core(variant: Variant) -> None:
         top_left_dark=variant.top_left_dark,
         men_capture_kings=variant.men_capture_kings,
         capture_precedence=variant.capture_precedence,
+        orthogonal_captures=variant.orthogonal_captures,
+        capture_values=variant.capture_values,
+        king_move_limit=variant.king_move_limit,
     )
 
 
@@ -478,11 +598,11 @@ def get_variant(name: str | Variant) -> Variant:
 
     >>> get_variant("Checkers").name
     'english'
-    >>> get_variant("frisian")
+    >>> get_variant("killer")
     Traceback (most recent call last):
     ...
-    ValueError: unknown variant 'frisian' (choose from: international, english, russian, brazilian,
-    antidraughts, breakthrough, italian)
+    ValueError: unknown variant 'killer' (choose from: international, english, russian, brazilian,
+    antidraughts, breakthrough, italian, frisian, frysk)
     """
     if isinstance(name, Variant):
         return name
@@ -496,7 +616,7 @@ use_variant_lookup(get_variant)   # Rules.for_variant finds the variants here
 
 
 def variant_for_game_type(game_type: int) -> Variant:
-    """The variant for a PDN ``GameType`` number (20, 21, 22, 25, 26, 96 or 98).
+    """The variant for a PDN ``GameType`` number (20, 21, 22, 25, 26, 40, 96, 97 or 98).
 
     >>> variant_for_game_type(25).name
     'russian'
@@ -517,8 +637,8 @@ def variant_for_hub_name(name: str) -> Variant | None:
     ('international', 'russian')
     >>> variant_for_hub_name("bt").name, variant_for_hub_name("losing").name
     ('breakthrough', 'antidraughts')
-    >>> variant_for_hub_name("frisian") is None
-    True
+    >>> variant_for_hub_name("frisian").name, variant_for_hub_name("killer") is None
+    ('frisian', True)
     """
     key = name.strip().lower()
     for variant in VARIANTS.values():

@@ -196,10 +196,9 @@ def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     variant = get_variant(args.variant)
     pieces = args.pieces if args.pieces is not None else variant.egdb_build_pieces
     root = Path(args.dir) if args.dir else default_directory()
-    if variant.goal != "normal":
-        raise ValueError(f"endgame databases are built for variants in which a player who "
-                         f"cannot move loses; {variant.title} has another goal "
-                         f"({variant.goal})")
+    if variant.endgame_tables_unsupported:
+        raise ValueError(f"no endgame databases for {variant.title}: "
+                         f"{variant.endgame_tables_unsupported}")
     if args.ray or args.address is not None:
         try:
             import ray  # noqa: F401 - only to say at once that it is missing
