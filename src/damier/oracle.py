@@ -24,6 +24,20 @@ The rules it implements, per variant:
   capture a king; the sequence taking the most pieces must be played, and among
   those (in this order) one made by a king rather than by a man, then one
   taking the most kings, then one whose first king taken comes earliest.
+* Frisian and Frysk! (10x10; the rules of the Frisian draughts federation, as
+  lidraughts plays them; Frysk! only starts with five men each): men move one
+  square diagonally forward; men capture in all eight directions, diagonally as
+  in International and along the rows and files of dark squares, jumping the
+  piece on the next dark square of the row or file (two board squares away) to
+  the dark square beyond (:attr:`~damier.variants.Variant.orthogonal_captures`);
+  kings move diagonally only, at any distance, and capture in the eight
+  directions at any distance. The capture taking the highest value must be
+  played, a man counting ``capture_values[0]`` (100) and a king
+  ``capture_values[1]`` (199); at equal value a capture made by a king comes
+  before one made by a man. A king may make at most ``king_move_limit`` (3)
+  non-capturing moves in a row while its side still has men: then that king may
+  only capture, and another piece must move. That limit needs the king runs of
+  :class:`Position` (state beyond the board).
 
 In every variant a capture sequence must be completed: it stops only when the
 piece can capture no further. When a flying king may land on several squares
@@ -36,6 +50,9 @@ square may be crossed or visited more than once.
 Moves with the same start square, end square and set of captured pieces are
 one move (the first path found is kept).
 
+Every rule above is read from the variant's fields in the registry
+(:class:`damier.variants.Variant`), never from its name.
+
 >>> pos = Position.initial("international")
 >>> moves = pos.legal_moves()
 >>> sorted(notation(m, moves) for m in moves)[:3]
@@ -45,6 +62,16 @@ one move (the first path found is kept).
 >>> pos = Position.from_fen("W:WK46:B23")
 >>> sorted(notation(m, pos.legal_moves()) for m in pos.legal_moves())
 ['46x10', '46x14', '46x19', '46x5']
+
+In Frisian the man on 28 takes the man beside it on 29 along the row (landing
+on 30) and the one on 18 along the file (landing on 8):
+
+>>> pos = Position.from_fen("W:W28:B18", "frisian")
+>>> [notation(m, pos.legal_moves()) for m in pos.legal_moves()]
+['28x8']
+>>> pos = Position.from_fen("W:W28:B29", "frisian")
+>>> [notation(m, pos.legal_moves()) for m in pos.legal_moves()]
+['28x30']
 """
 
 from __future__ import annotations
@@ -54,11 +81,22 @@ from functools import lru_cache
 
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["OracleMove", "Position", "perft", "notation"]
+__all__ = ["OracleMove", "Position", "KingRun", "NO_KING_RUN", "perft", "notation"]
 
 # The four diagonal directions as (row step, column step). Row 0 is the top
 # row, so White's forward directions have a row step of -1, Black's of +1.
 DIRECTIONS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+
+# The four orthogonal directions along the dark squares (Frisian captures): the next
+# dark square of a row is two columns away, the next one of a file two rows away.
+ORTHOGONAL_DIRECTIONS = ((-2, 0), (2, 0), (0, -2), (0, 2))
+
+KingRun = tuple[int, int]
+"""One side's king run: ``(square, count)``, the king that made that side's last
+``count`` moves, all without capturing, one after the other, and the square it
+stands on; :data:`NO_KING_RUN` when the side's last move was not such a move."""
+
+NO_KING_RUN: KingRun = (0, 0)
 
 PIECE_SYMBOLS = ("w", "W", "b", "B")
 
@@ -112,6 +150,25 @@ class Position:
 
     ``pieces`` maps a square number to ``'w'``, ``'W'``, ``'b'`` or ``'B'``
     (lower case = man, upper case = king).
+
+    ``king_runs`` is the state the king-move limit
+    (:attr:`~damier.variants.Variant.king_move_limit`, Frisian) needs beyond the
+    board: ``(white run, black run)``, each a :data:`KingRun` ``(square, count)``
+    naming the king of that side that made the side's last ``count`` moves without
+    capturing, one after the other (``(0, 0)``: none). None (the default) means no
+    run for either side, as in a position set up from a FEN. A run's square must
+    hold a king of its side. :meth:`play` keeps the runs up to date in the variants
+    with a limit: a non-capturing move of the king that ends a run adds one to it, a
+    non-capturing move of another king starts a new run of 1, and any other move
+    of the side (a man's move, a capture) ends the side's run; a run whose king is
+    captured ends too. In the other variants the runs stay empty.
+
+    >>> pos = Position.from_fen("W:WK46,35:B1", "frisian")
+    >>> for text in ("46-41", "1-6", "41-46", "6-11"):
+    ...     pos = pos.play(next(m for m in pos.legal_moves()
+    ...                         if notation(m, pos.legal_moves()) == text))
+    >>> pos.king_runs
+    ((46, 2), (0, 0))
     """
 
     def __init__(
@@ -119,6 +176,7 @@ class Position:
         pieces: dict[int, str],
         white_to_move: bool,
         variant: Variant | str = DEFAULT_VARIANT,
+        king_runs: tuple[KingRun, KingRun] | None = None,
     ) -> None:
         self.variant = get_variant(variant)
         self.white_to_move = bool(white_to_move)
@@ -128,15 +186,27 @@ class Position:
                 raise ValueError(f"invalid piece symbol {symbol!r} on square {square}")
             self.variant.row_col(square)  # raises ValueError for an off-board square
             self.pieces[square] = symbol
+        runs = (NO_KING_RUN, NO_KING_RUN) if king_runs is None else king_runs
+        for run, king in zip(runs, "WB", strict=True):
+            square, count = run
+            if count < 0:
+                raise ValueError(f"a king run counts moves from 0, got {count}")
+            if count > 0 and self.pieces.get(square) != king:
+                raise ValueError(f"king run {run}: no {'white' if king == 'W' else 'black'} "
+                                 f"king on square {square}")
+        white_run, black_run = runs
+        self.king_runs: tuple[KingRun, KingRun] = (
+            white_run if white_run[1] else NO_KING_RUN, black_run if black_run[1] else NO_KING_RUN)
 
     # ----------------------------------------------------------------- setup
 
     @classmethod
-    def from_fen(cls, fen: str, variant: Variant | str = DEFAULT_VARIANT) -> "Position":
+    def from_fen(cls, fen: str, variant: Variant | str = DEFAULT_VARIANT,
+                 king_runs: tuple[KingRun, KingRun] | None = None) -> "Position":
         """Parse a simple FEN such as ``W:W31-50:B1-20`` or ``B:W6,9,K31:BK17,K24``.
 
         Squares may be listed one by one or as ranges (``31-50``); a ``K`` in
-        front of a square or range marks kings.
+        front of a square or range marks kings. ``king_runs``: see :class:`Position`.
 
         >>> pos = Position.from_fen("B:W6,K31:BK17-18", "international")
         >>> pos.white_to_move, sorted(pos.pieces.items())
@@ -170,7 +240,7 @@ class Position:
                 symbol = colour.lower() if not king else colour
                 for square in squares:
                     pieces[square] = symbol
-        return cls(pieces, side == "W", variant)
+        return cls(pieces, side == "W", variant, king_runs)
 
     @classmethod
     def initial(cls, variant: Variant | str = DEFAULT_VARIANT) -> "Position":
@@ -188,7 +258,9 @@ class Position:
             return ("W" if white else "B") + ",".join(items)
 
         fen = ("W" if self.white_to_move else "B") + ":" + field(True) + ":" + field(False)
-        return f"Position.from_fen({fen!r}, {self.variant.name!r})"
+        runs = "" if self.king_runs == (NO_KING_RUN, NO_KING_RUN) else \
+            f", king_runs={self.king_runs!r}"
+        return f"Position.from_fen({fen!r}, {self.variant.name!r}{runs})"
 
     # ------------------------------------------------------------- geometry
 
@@ -204,14 +276,34 @@ class Position:
 
     # ---------------------------------------------------------- plain moves
 
+    def _stopped_king(self) -> int | None:
+        """The square of the king of the side to move that the king-move limit stops
+        from moving without capturing, or None.
+
+        The limit (:attr:`~damier.variants.Variant.king_move_limit`): a king that made
+        its side's last ``limit`` moves without capturing may make no further such move
+        while its side still has men; it may still capture.
+        """
+        limit = self.variant.king_move_limit
+        if limit is None:
+            return None
+        white = self.white_to_move
+        square, count = self.king_runs[0 if white else 1]
+        if count < limit:
+            return None
+        if not any(_is_white(s) == white and not _is_king(s) for s in self.pieces.values()):
+            return None  # only kings left: no limit
+        return square
+
     def _plain_moves(self) -> list[OracleMove]:
         """The non-capturing moves of the side to move."""
         white = self.white_to_move
         flying = self.variant.flying_kings
+        stopped = self._stopped_king()
         moves = []
         for square in sorted(self.pieces):
             symbol = self.pieces[square]
-            if _is_white(symbol) != white:
+            if _is_white(symbol) != white or square == stopped:
                 continue
             king = _is_king(symbol)
             for direction in DIRECTIONS:
@@ -244,10 +336,13 @@ class Position:
         (nearest first; always one square for men and short kings).
         """
         flying = king and self.variant.flying_kings
+        directions: tuple[tuple[int, int], ...] = DIRECTIONS
+        if self.variant.orthogonal_captures:
+            directions += ORTHOGONAL_DIRECTIONS  # Frisian: along rows and files too
         jumps = []
-        for direction in DIRECTIONS:
+        for direction in directions:
             if (not king and not self.variant.men_capture_backwards
-                    and direction[0] != self._forward(white)):
+                    and direction[0] * self._forward(white) <= 0):
                 continue  # English men capture forward only
             ray = _ray(self.variant, square, direction)
             i = 0
@@ -323,13 +418,26 @@ class Position:
         for square in sorted(self.pieces):
             if _is_white(self.pieces[square]) == self.white_to_move:
                 moves.extend(self._capture_sequences(square))
-        if moves and self.variant.majority_capture:
+        if moves and self.variant.capture_values is not None:
+            # Frisian: the highest value, then at equal value a capture made by a king.
+            best_value = max(self._value(m) for m in moves)
+            moves = [m for m in moves if self._value(m) == best_value]
+            if any(_is_king(self.pieces[m.from_square]) for m in moves):
+                moves = [m for m in moves if _is_king(self.pieces[m.from_square])]
+        elif moves and self.variant.majority_capture:
             most = max(len(m.captures) for m in moves)  # a king counts as one piece
             moves = [m for m in moves if len(m.captures) == most]
         if moves and self.variant.capture_precedence:
             best = max(self._precedence(m) for m in moves)
             moves = [m for m in moves if self._precedence(m) == best]
         return moves
+
+    def _value(self, move: OracleMove) -> int:
+        """The value of the pieces ``move`` captures (Frisian value rule)."""
+        values = self.variant.capture_values
+        assert values is not None
+        man, king = values
+        return sum(king if _is_king(self.pieces[s]) else man for s in move.captures)
 
     def _precedence(self, move: OracleMove) -> tuple[bool, int, int]:
         """Italian precedence among captures of equal length, larger first: made by a
@@ -360,15 +468,28 @@ class Position:
         return list(unique.values())
 
     def play(self, move: OracleMove) -> "Position":
-        """The position after ``move`` (which is not checked for legality)."""
+        """The position after ``move`` (which is not checked for legality), with the
+        king runs brought up to date (see :class:`Position`)."""
         pieces = dict(self.pieces)
         symbol = pieces.pop(move.from_square)
+        was_king = _is_king(symbol)
         for square in move.captures:
             del pieces[square]
         if move.promotes:
             symbol = symbol.upper()
         pieces[move.to_square] = symbol
-        return Position(pieces, not self.white_to_move, self.variant)
+        runs = list(self.king_runs)
+        if self.variant.king_move_limit is not None:
+            mover = 0 if self.white_to_move else 1
+            square, count = runs[mover]
+            if was_king and not move.captures:
+                # A non-capturing king move: the run goes on, or this king starts one.
+                runs[mover] = (move.to_square, count + 1 if square == move.from_square else 1)
+            else:
+                runs[mover] = NO_KING_RUN  # a man's move (crowning or not) or a capture ends it
+            if runs[1 - mover][0] in move.captures:
+                runs[1 - mover] = NO_KING_RUN  # the opponent's running king is taken
+        return Position(pieces, not self.white_to_move, self.variant, (runs[0], runs[1]))
 
 
 def perft(position: Position, depth: int) -> int:
