@@ -263,7 +263,10 @@ def test_init_variant_is_idempotent_and_refuses_other_facts(variant):
     size = facts.pop("size")
     _core.init_variant(variant.index, size, **facts)  # the same facts again: nothing changes
     assert damier.Board(variant=variant).perft(3) > 0
-    flipped = dict(facts, flying_kings=not facts["flying_kings"])
+    flipped = dict(facts, men_capture_backwards=not facts["men_capture_backwards"])
+    if facts["orthogonal_captures"]:   # orthogonal captures need men capturing backwards
+        flipped = dict(facts, majority_capture=not facts["majority_capture"],
+                       capture_values=None)
     with pytest.raises(ValueError, match="already initialised"):
         _core.init_variant(variant.index, size, **flipped)
     assert _core.variant_facts(variant.index) == dict(facts, size=size)
@@ -339,7 +342,7 @@ def test_lone_king_scaling(variant):
 def test_names_aliases_and_game_type(variant):
     for key in (variant.name, variant.name.upper(), *variant.aliases):
         assert get_variant(key) is variant
-    assert variant_for_game_type(variant.game_type) is variant
+    assert variant_for_game_type(variant.game_type, variant.pdn_variant_tag) is variant
     # the title is the name as people write it (punctuation aside: "Frysk!")
     assert variant.title and variant.title.lower().rstrip("!") == variant.name
     assert DEFAULT_VARIANT in VARIANTS

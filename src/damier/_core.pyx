@@ -80,6 +80,8 @@ ctypedef struct Geo:
     int king_value           # with these weights; 0: the majority rule counts pieces
     int king_limit           # a king makes at most this many moves in a row without capturing
                              # while its side has men (Frisian: 3); 0: no limit
+    int killer               # a king's capture whose last piece taken is a king ends on the
+                             # square just beyond it (Killer draughts)
 
 ctypedef struct Pos:
     uint64_t pieces[2]       # [black, white]
@@ -118,7 +120,7 @@ cdef inline int layout_bit(int r, int t) noexcept nogil:
 cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
                     int promote_mid, int crown_ends, int lone_king_drawish, int goal,
                     int mirror, int men_take_kings, int precedence, int orth,
-                    int man_value, int king_value, int king_limit):
+                    int man_value, int king_value, int king_limit, int killer):
     cdef int r = size // 2
     cdef int s, b, t
     g.variant = variant
@@ -138,6 +140,7 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
     g.man_value = man_value
     g.king_value = king_value
     g.king_limit = king_limit
+    g.killer = killer
     g.flying = flying
     g.men_back = men_back
     g.majority = majority
@@ -237,14 +240,15 @@ _init_tables()
 _FACT_NAMES = ("size", "flying_kings", "men_capture_backwards", "majority_capture",
                "promote_during_capture", "crowning_ends_capture", "lone_king_drawish", "goal",
                "top_left_dark", "men_capture_kings", "capture_precedence",
-               "orthogonal_captures", "capture_values", "king_move_limit")
+               "orthogonal_captures", "capture_values", "king_move_limit", "killer_rule")
 
 
 def init_variant(int index, int size, *, bint flying_kings, bint men_capture_backwards,
                  bint majority_capture, bint promote_during_capture, bint crowning_ends_capture,
                  bint lone_king_drawish, str goal="normal", bint top_left_dark=False,
                  bint men_capture_kings=True, bint capture_precedence=False,
-                 bint orthogonal_captures=False, capture_values=None, king_move_limit=None):
+                 bint orthogonal_captures=False, capture_values=None, king_move_limit=None,
+                 bint killer_rule=False):
     """Fills the core's tables (geometry, rule flags, evaluation tables) of the
     variant with core index ``index``. :mod:`damier.variants` calls it for every
     variant of the registry when it is imported: the core holds no variant facts
@@ -261,7 +265,9 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
     then capture in all eight directions). ``capture_values``: ``(man, king)`` weights of
     the value rule (Frisian), which replaces the count of the majority rule; at equal
     value a capture by a king comes first. ``king_move_limit``: a king may make at most
-    this many non-capturing moves in a row while its side has men (Frisian: 3)."""
+    this many non-capturing moves in a row while its side has men (Frisian: 3).
+    ``killer_rule``: a king's capture whose last piece taken is a king ends on the square
+    just beyond that king (Killer draughts; needs flying kings)."""
     cdef Geo g
     cdef int man_value = 0, king_value = 0, king_limit = 0
     if not 0 <= index < MAX_VARIANTS:
@@ -284,12 +290,14 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
         king_limit = king_move_limit
         if not 1 <= king_limit <= 7:
             raise ValueError(f"king_move_limit must be from 1 to 7, got {king_move_limit!r}")
+    if killer_rule and not flying_kings:
+        raise ValueError("the killer rule stops a flying king's capture: it needs flying kings")
     if orthogonal_captures and (size != 10 or top_left_dark or not men_capture_backwards):
         raise ValueError("orthogonal captures need the 10x10 layout and men capturing backwards")
     _init_geo(&g, index, size, flying_kings, men_capture_backwards, majority_capture,
               promote_during_capture, crowning_ends_capture, lone_king_drawish,
               _GOALS.index(goal), top_left_dark, men_capture_kings, capture_precedence,
-              orthogonal_captures, man_value, king_value, king_limit)
+              orthogonal_captures, man_value, king_value, king_limit, killer_rule)
     if GEOS[index].size:
         if variant_facts(index) != _facts_of(&g):
             raise ValueError(f"variant index {index} is already initialised with other facts")
@@ -305,7 +313,7 @@ cdef dict _facts_of(const Geo* g):
                                   bool(g.lone_king_drawish), _GOALS[g.goal], bool(g.mirror),
                                   bool(g.men_take_kings), bool(g.precedence), bool(g.orth),
                                   (g.man_value, g.king_value) if g.king_value else None,
-                                  g.king_limit or None)))
+                                  g.king_limit or None, bool(g.killer))))
 
 
 def variant_facts(int index):
@@ -439,6 +447,14 @@ cdef bint king_can_continue(CapCtx* c, uint64_t land, uint64_t captured, int las
     return False
 
 
+cdef inline bint killer_stop(const CapCtx* c, uint64_t sq, int depth, int lastdir) noexcept nogil:
+    """Whether a king's capture may end on ``sq`` under the killer rule (Killer draughts,
+    as its inventor states it: "the king must stop on the first vacant square after the
+    last captured piece, if and only if that piece is also a king")."""
+    cdef uint64_t last = (<uint64_t>1) << c.caps[depth - 1]
+    return not (last & c.opp_kings) or sq == sh(c.g, last, lastdir)
+
+
 cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int lastdir) noexcept nogil:
     """Flying king: captures at a distance, lands on any free square beyond."""
     cdef const Geo* g = c.g
@@ -466,6 +482,8 @@ cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int
                 king_capture(c, land, captured | x, depth + 1, d)
                 land = sh(g, land, d)
     if not found and depth > 0:
+        if g.killer and not killer_stop(c, sq, depth, lastdir):
+            return
         emit(c, sq, captured, depth, c.promoted)
 
 

@@ -38,6 +38,9 @@ The rules it implements, per variant:
   non-capturing moves in a row while its side still has men: then that king may
   only capture, and another piece must move. That limit needs the king runs of
   :class:`Position` (state beyond the board).
+* Killer (International rules and one more, its inventor's): a king's capture whose
+  last piece taken is a king ends on the first square beyond that king
+  (:attr:`~damier.variants.Variant.killer_rule`).
 
 In every variant a capture sequence must be completed: it stops only when the
 piece can capture no further. When a flying king may land on several squares
@@ -402,6 +405,10 @@ class Position:
                         if can_continue:
                             extend(landing, now_king, now_captured, path + (landing,))
                 else:
+                    if king and self.variant.killer_rule and _is_king(board[victim]):
+                        # Killer: a king's capture whose last piece taken is a king ends
+                        # on the first square beyond it
+                        options = options[:1]
                     for landing, now_king, _ in options:
                         promotes = not was_king and (
                             now_king or self._on_promotion_row(landing, white))

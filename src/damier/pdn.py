@@ -318,7 +318,9 @@ class Headers(MutableMapping[str, str]):
         return f"Headers({inner})"
 
 
-def _game_type_variant(value: str) -> Variant:
+def _game_type_variant(value: str, variant_tag: str | None = None) -> Variant:
+    """The variant of a ``GameType`` tag's value and, for a number several variants share,
+    the game's ``Variant`` tag (Killer draughts: 20 and ``Killer``)."""
     m = re.match(r"\s*([0-9]+)", value)
     if m is None:
         raise ValueError(f"unknown GameType {_quote(value)}: expected a number such as 20 "
@@ -327,10 +329,23 @@ def _game_type_variant(value: str) -> Variant:
     # int() of thousands of digits is slow or refused (ValueError); no GameType is that long
     number = int(digits) if len(digits) <= 9 else 10 ** 9
     try:
-        return variant_for_game_type(number)
+        return variant_for_game_type(number, variant_tag)
     except ValueError as err:
         detail = str(err) if len(digits) <= 9 else str(err).replace(f" {number} ", " ", 1)
         raise ValueError(f"unknown GameType {_quote(value)}: {detail}") from None
+
+
+_VARIANT_TAGS = frozenset(v.pdn_variant_tag.lower() for v in VARIANTS.values()
+                          if v.pdn_variant_tag)
+"""The ``Variant`` tags that choose a variant (in lower case)."""
+
+
+def _set_variant_tag(headers: "Headers", variant: Variant) -> None:
+    """The ``Variant`` tag of ``variant``, or none where another variant's tag was."""
+    if variant.pdn_variant_tag:
+        headers["Variant"] = variant.pdn_variant_tag
+    elif headers.get("Variant", "").strip().lower() in _VARIANT_TAGS:
+        headers.pop("Variant", None)
 
 
 def _same_position(fen: str, variant: Variant) -> bool:
@@ -611,13 +626,16 @@ class Game(GameNode):
         super().__init__()
         if headers is None:
             self.headers = Headers(_TAG_DEFAULTS)
-            self.headers["GameType"] = str(get_variant(variant or DEFAULT_VARIANT).game_type)
+            chosen = get_variant(variant or DEFAULT_VARIANT)
+            self.headers["GameType"] = str(chosen.game_type)
+            if chosen.pdn_variant_tag:
+                self.headers["Variant"] = chosen.pdn_variant_tag
         else:
             self.headers = Headers(headers)
         if variant is not None:
             self.variant: Variant = get_variant(variant)
         elif "GameType" in self.headers:
-            self.variant = _game_type_variant(self.headers["GameType"])
+            self.variant = _game_type_variant(self.headers["GameType"], self.headers.get("Variant"))
         else:
             self.variant = get_variant(DEFAULT_VARIANT)
         self.errors: list[PdnError] = []
@@ -653,11 +671,13 @@ class Game(GameNode):
             self.variant = board_or_fen.variant
             if "GameType" in self.headers:
                 try:
-                    same = _game_type_variant(self.headers["GameType"]) == self.variant
+                    same = _game_type_variant(self.headers["GameType"],
+                                              self.headers.get("Variant")) == self.variant
                 except ValueError:
                     same = False
                 if not same:
                     self.headers["GameType"] = str(self.variant.game_type)
+                    _set_variant_tag(self.headers, self.variant)
             fen = board_or_fen.fen(compact=True)
         if _same_position(fen, self.variant):
             self.headers.pop("FEN", None)
@@ -1156,7 +1176,7 @@ class _GameParser:
             return variant_arg
         if "GameType" in headers:
             try:
-                return _game_type_variant(headers["GameType"])
+                return _game_type_variant(headers["GameType"], headers.get("Variant"))
             except ValueError as err:
                 raise _GameError(str(err), tag_lines["GameType"], headers["GameType"],
                                  at_next_game=at_next) from None
@@ -1617,10 +1637,12 @@ def write_game(game: Game, file: IO[str] | None = None, *, columns: int | None =
         tags.append((name, tag_result if name == "Result" else value))
     game_type = headers.get("GameType", "")
     try:
-        keep = bool(game_type) and _game_type_variant(game_type) == variant
+        keep = bool(game_type) and _game_type_variant(game_type, headers.get("Variant")) == variant
     except ValueError:
         keep = False
     tags.append(("GameType", game_type.strip() if keep else str(variant.game_type)))
+    if variant.pdn_variant_tag:
+        tags.append(("Variant", variant.pdn_variant_tag))
     fen = headers.get("FEN", "").strip()
     write_fen = bool(fen) and not _same_position(fen, variant)
     if write_fen:
@@ -1628,6 +1650,9 @@ def write_game(game: Game, file: IO[str] | None = None, *, columns: int | None =
     for name, value in headers.items():
         if name in TAG_ROSTER or name in ("GameType", "FEN"):
             continue
+        if name == "Variant" and (variant.pdn_variant_tag
+                                  or value.strip().lower() in _VARIANT_TAGS):
+            continue   # written above, or a variant tag that would read as another variant
         if name == "SetUp" and not write_fen:
             continue
         tags.append((name, value))

@@ -275,10 +275,10 @@ class Rules:
         >>> r = Rules.for_variant("english")
         >>> r.repetition_limit, r.king_moves_limit, r.sixteen_moves_limit, r.five_moves_limit
         (3, 40, None, None)
-        >>> Rules.for_variant("killer")
+        >>> Rules.for_variant("turkish")
         Traceback (most recent call last):
         ...
-        ValueError: unknown variant 'killer' (choose from: international, english, ...)
+        ValueError: unknown variant 'turkish' (choose from: international, english, ...)
         """
         if _variant_lookup is None:  # pragma: no cover - importing damier loads the registry
             raise RuntimeError("the variant registry (damier.variants) is not loaded")

@@ -219,7 +219,20 @@ class Variant:
     has men (Frisian: 3); then that king may only capture, and the player moves another
     piece. Moves of other pieces, and captures, end the run. None: no limit."""
 
+    killer_rule: bool = False
+    """Killer draughts: a king's capture whose last piece taken is a king ends on the square
+    just beyond that king (its inventor's rule: "the king must stop on the first vacant
+    square after the last captured piece, if and only if that piece is also a king"), so
+    that two kings can catch a lone king. Needs :attr:`flying_kings`."""
+
+    pdn_variant_tag: str | None = None
+    """The PDN ``Variant`` tag that tells this variant apart from another with the same
+    :attr:`game_type` (Killer draughts has no GameType of its own: damier writes International's
+    20 and ``[Variant "Killer"]``, and reads a game as Killer when both are there)."""
+
     def __post_init__(self) -> None:
+        if self.killer_rule and not self.flying_kings:
+            raise ValueError("the killer rule stops a flying king's capture: it needs flying kings")
         if self.capture_values is not None and self.capture_precedence:
             raise ValueError("capture_values and capture_precedence are two rules for one choice")
         if self.capture_precedence and not self.majority_capture:
@@ -550,6 +563,32 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         capture_values=(100, 199),
         king_move_limit=3,
     ),
+    Variant(
+        name="killer",
+        title="Killer",
+        aliases=("killer draughts",),
+        size=10,
+        game_type=20,
+        index=9,
+        white_starts=True,
+        flying_kings=True,
+        men_capture_backwards=True,
+        majority_capture=True,
+        promote_during_capture=False,
+        crowning_ends_capture=False,
+        initial_fen="W:W31-50:B1-20",
+        draw_rules=_FMJD_RULES,
+        pdn_results=_FMJD_RESULTS,
+        hub_name="killer",
+        eval_weights_file="eval_killer.bin",
+        openings_file="openings_international.pdn",
+        puzzles_file=None,
+        book_file=None,
+        lone_king_drawish=False,
+        egdb_build_pieces=5,
+        killer_rule=True,
+        pdn_variant_tag="Killer",
+    ),
 )}
 """The variants, by name, in the order menus list them."""
 
@@ -561,8 +600,8 @@ for _v in VARIANTS.values():
         _BY_NAME[_key] = _v
 if len({_v.index for _v in VARIANTS.values()}) != len(VARIANTS):
     raise ValueError("two variants share a core index")
-if len({_v.game_type for _v in VARIANTS.values()}) != len(VARIANTS):
-    raise ValueError("two variants share a PDN GameType")
+if len({(_v.game_type, _v.pdn_variant_tag) for _v in VARIANTS.values()}) != len(VARIANTS):
+    raise ValueError("two variants share a PDN GameType and Variant tag")
 if len({_v.hub_name for _v in VARIANTS.values()}) != len(VARIANTS):
     raise ValueError("two variants share a Hub name")
 if DEFAULT_VARIANT not in VARIANTS:
@@ -585,6 +624,7 @@ def _init_core(variant: Variant) -> None:
         orthogonal_captures=variant.orthogonal_captures,
         capture_values=variant.capture_values,
         king_move_limit=variant.king_move_limit,
+        killer_rule=variant.killer_rule,
     )
 
 
@@ -598,11 +638,11 @@ def get_variant(name: str | Variant) -> Variant:
 
     >>> get_variant("Checkers").name
     'english'
-    >>> get_variant("killer")
+    >>> get_variant("turkish")
     Traceback (most recent call last):
     ...
-    ValueError: unknown variant 'killer' (choose from: international, english, russian, brazilian,
-    antidraughts, breakthrough, italian, frisian, frysk)
+    ValueError: unknown variant 'turkish' (choose from: international, english, russian, brazilian,
+    antidraughts, breakthrough, italian, frisian, frysk, killer)
     """
     if isinstance(name, Variant):
         return name
@@ -615,12 +655,27 @@ def get_variant(name: str | Variant) -> Variant:
 use_variant_lookup(get_variant)   # Rules.for_variant finds the variants here
 
 
-def variant_for_game_type(game_type: int) -> Variant:
-    """The variant for a PDN ``GameType`` number (20, 21, 22, 25, 26, 40, 96, 97 or 98).
+def variant_for_game_type(game_type: int, variant_tag: str | None = None) -> Variant:
+    """The variant for a PDN ``GameType`` number (20, 21, 22, 25, 26, 40, 96, 97 or 98) and,
+    where several variants share the number, the game's ``Variant`` tag (any case; a tag no
+    variant of that number has, or none, gives the one without a tag).
 
     >>> variant_for_game_type(25).name
     'russian'
+    >>> variant_for_game_type(20).name, variant_for_game_type(20, "killer").name
+    ('international', 'killer')
     """
+    tag = (variant_tag or "").strip().lower()
+    plain = None
+    for variant in VARIANTS.values():
+        if variant.game_type != game_type:
+            continue
+        if variant.pdn_variant_tag is None:
+            plain = plain or variant
+        elif variant.pdn_variant_tag.lower() == tag:
+            return variant
+    if plain is not None:
+        return plain
     for variant in VARIANTS.values():
         if variant.game_type == game_type:
             return variant
@@ -637,7 +692,7 @@ def variant_for_hub_name(name: str) -> Variant | None:
     ('international', 'russian')
     >>> variant_for_hub_name("bt").name, variant_for_hub_name("losing").name
     ('breakthrough', 'antidraughts')
-    >>> variant_for_hub_name("frisian").name, variant_for_hub_name("killer") is None
+    >>> variant_for_hub_name("frisian").name, variant_for_hub_name("turkish") is None
     ('frisian', True)
     """
     key = name.strip().lower()
