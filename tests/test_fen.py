@@ -24,6 +24,12 @@ def test_initial_positions(variant):
     # men on the first 4 rows (10x10) or 3 rows (8x8) each, but Frysk!: its back row only
     # (lidraughts' Frysk!, "Frisian draughts starting with 5 pieces each")
     rows = 1 if variant.name == "frysk" else (4 if variant.size == 10 else 3)
+    if variant.all_squares:
+        # Turkish: 16 men each on the second and third rows, the back row empty
+        assert sorted(sq for sq, p in pieces.items() if p == BM) == list(range(9, 25))
+        assert sorted(sq for sq, p in pieces.items() if p == WM) == list(range(41, 57))
+        assert format_fen(white_to_move, pieces, variant, compact=True) == variant.initial_fen
+        return
     n = variant.per_row * rows
     assert sorted(sq for sq, p in pieces.items() if p == BM) == list(range(1, n + 1))
     assert sorted(sq for sq, p in pieces.items() if p == WM) == list(range(variant.squares - n + 1,

@@ -364,8 +364,8 @@ def test_bad_fen_tag():
 
 
 def test_unknown_game_type():
-    message = str(pdn_error('[GameType "30"]\n1. 32-28 *'))
-    assert message.startswith('game 1, line 1: unknown GameType "30": unsupported GameType 30 '
+    message = str(pdn_error('[GameType "31"]\n1. 32-28 *'))   # Thai: not played by damier
+    assert message.startswith('game 1, line 1: unknown GameType "31": unsupported GameType 31 '
                               "(supported: 20 (international)")
     message = str(pdn_error('[GameType "draughts"]\n1. 32-28 *'))
     assert message.startswith('game 1, line 1: unknown GameType "draughts": expected a number')

@@ -363,7 +363,7 @@ def test_new_game_with_variant_and_colour():
     assert len(session.board.move_stack) == 1          # the engine (White) opened
     out = session.send("new")
     assert session.variant.name == "russian" and len(session.board.move_stack) == 1
-    assert "unknown variant 'frisian'" in session.send("new frisian")
+    assert "unknown variant 'xiangqi'" in session.send("new xiangqi")
     session.send("new english white")
     assert session.variant.name == "english"
     assert session.players[WHITE] == "human"
@@ -709,7 +709,7 @@ def run_cli(argv: list[str], lines: list[str]) -> tuple[int, str, str]:
 def test_cli_options_are_checked():
     for argv, message in ((["play", "--clock", "fast"], "bad clock"),
                           (["play", "--level", "11"], "--level must be between 1 and 10"),
-                          (["play", "--variant", "frisian"], "unknown variant"),
+                          (["play", "--variant", "xiangqi"], "unknown variant"),
                           (["play", "--fen", "W:W99"], "out of range"),
                           (["play", "--load", "/nonexistent/x.pdn"], "no such file")):
         out, err = io.StringIO(), io.StringIO()

@@ -316,7 +316,7 @@ def test_render_default_position_and_variant(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("argv, message", [
     (["W:W51:B1", "-o", "x.svg"], "invalid FEN"),
-    (["W:W31:B1", "-o", "x.svg", "--variant", "frisian"], "unknown variant 'frisian'"),
+    (["W:W31:B1", "-o", "x.svg", "--variant", "xiangqi"], "unknown variant 'xiangqi'"),
     (["W:W31:B1", "-o", "x.jpg"], "must end in .svg or .png"),
     (["W:W31:B1", "-o", "x"], "must end in .svg or .png"),
     (["W:W28:B1", "-o", "x.svg", "--lastmove", "32-26"], "invalid --lastmove"),

@@ -245,6 +245,16 @@ def variant(request) -> Variant:
     return request.param
 
 
+DIAGONAL_LIST = [v for v in VARIANT_LIST if not v.all_squares]
+ALL_SQUARES_LIST = [v for v in VARIANT_LIST if v.all_squares]
+
+
+@pytest.fixture(params=DIAGONAL_LIST, ids=lambda v: v.name)
+def diagonal_variant(request) -> Variant:
+    """The variants played on the dark squares, along diagonals (the positions below)."""
+    return request.param
+
+
 def test_the_core_holds_the_registry_facts(variant):
     facts = _core.variant_facts(variant.index)
     assert facts is not None
@@ -264,6 +274,8 @@ def test_init_variant_is_idempotent_and_refuses_other_facts(variant):
     _core.init_variant(variant.index, size, **facts)  # the same facts again: nothing changes
     assert damier.Board(variant=variant).perft(3) > 0
     flipped = dict(facts, men_capture_backwards=not facts["men_capture_backwards"])
+    if facts["all_squares"]:   # the board of every square has men that never capture back
+        flipped = dict(facts, flying_kings=not facts["flying_kings"])
     if facts["orthogonal_captures"]:   # orthogonal captures need men capturing backwards
         flipped = dict(facts, majority_capture=not facts["majority_capture"],
                        capture_values=None)
@@ -281,31 +293,39 @@ def test_board_size_start_position_and_first_mover(variant):
     board = damier.Board(variant=variant)
     assert board.turn == variant.white_starts
     assert board.fen() == damier.Board(variant.initial_fen, variant=variant).fen()
-    assert max(board.piece_map()) == variant.squares == variant.size ** 2 // 2
+    if variant.all_squares:   # Turkish: every square; each side's back row starts empty
+        assert variant.squares == variant.size ** 2
+        assert max(board.piece_map()) == variant.squares - variant.size
+    else:
+        assert max(board.piece_map()) == variant.squares == variant.size ** 2 // 2
     assert damier.Board(variant=variant.name).variant is variant
 
 
-def test_flying_kings(variant):
+def test_flying_kings(diagonal_variant):
+    variant = diagonal_variant
     n = variant.size
     # A king in White's left corner, the long diagonal empty up to a man in the far corner.
     board = _board(variant, white_kings=[(n - 1, 0)], black_men=[(0, n - 1)])
     assert len(board.legal_moves) == (n - 2 if variant.flying_kings else 1)
 
 
-def test_men_capture_backwards(variant):
+def test_men_capture_backwards(diagonal_variant):
+    variant = diagonal_variant
     # A white man with a black man diagonally behind it and the square beyond empty.
     board = _board(variant, white_men=[(2, 1)], black_men=[(3, 2)])
     assert board.must_capture == variant.men_capture_backwards
 
 
-def test_majority_capture(variant):
+def test_majority_capture(diagonal_variant):
+    variant = diagonal_variant
     # From (5, 2): one piece to the left, two (forwards, zigzag) to the right.
     board = _board(variant, white_men=[(5, 2)], black_men=[(4, 1), (4, 3), (2, 5)])
     counts = sorted(len(m.captures) for m in board.legal_moves)
     assert counts == ([2] if variant.majority_capture else [1, 2])
 
 
-def test_promotion_during_a_capture(variant):
+def test_promotion_during_a_capture(diagonal_variant):
+    variant = diagonal_variant
     # The man is crowned on (0, 3); only a king that may go on at once (and fly)
     # takes the piece on (2, 5), two squares away down the other diagonal.
     board = _board(variant, white_men=[(2, 1)], black_men=[(1, 2), (2, 5)])
@@ -316,7 +336,8 @@ def test_promotion_during_a_capture(variant):
     assert board.piece_at(best.to_square).king
 
 
-def test_crowning_ends_a_capture(variant):
+def test_crowning_ends_a_capture(diagonal_variant):
+    variant = diagonal_variant
     # The man reaches (0, 3) on the far row with a piece to take right behind it.
     board = _board(variant, white_men=[(2, 1)], black_men=[(1, 2), (1, 4)])
     goes_on = (variant.men_capture_backwards or variant.promote_during_capture) \
@@ -335,6 +356,30 @@ def test_lone_king_scaling(variant):
     assert eval_scale_divisor(board) == (16 if variant.lone_king_drawish else 1)
     board = _board(variant, white_kings=[(n - 1, 0)], black_men=[(0, 1), (0, 3), (0, 5), (1, 6)])
     assert eval_scale_divisor(board) == 1  # four pieces against the king: no scaling
+
+
+@pytest.mark.parametrize("variant", ALL_SQUARES_LIST, ids=lambda v: v.name)
+def test_the_board_of_every_square_follows_the_flags(variant):
+    # Pieces go along rows and files: a king in White's left corner (7, 0) sees its file
+    # up to (1, 0) (a man on (0, 0), nothing beyond it) and its row.
+    n = variant.size
+    board = _board(variant, white_kings=[(n - 1, 0)], black_men=[(0, 0)])
+    assert len(board.legal_moves) == ((n - 2) + (n - 1) if variant.flying_kings else 2)
+    # men do not capture backwards, but forwards and sideways
+    assert not _board(variant, white_men=[(2, 1)], black_men=[(3, 1)]).must_capture
+    assert _board(variant, white_men=[(2, 1)], black_men=[(1, 1)]).must_capture
+    assert _board(variant, white_men=[(2, 1)], black_men=[(2, 2)]).must_capture
+    assert not variant.men_capture_backwards
+    # the majority rule: one piece to the left, two straight ahead
+    board = _board(variant, white_men=[(5, 2)], black_men=[(5, 1), (4, 2), (2, 2)])
+    counts = sorted(len(m.captures) for m in board.legal_moves)
+    assert counts == ([2] if variant.majority_capture else [1, 2])
+    # a man reaching the far row during a capture goes on along it, and is crowned at the end
+    board = _board(variant, white_men=[(2, 1)], black_men=[(1, 1), (0, 2)])
+    (best,) = board.legal_moves
+    assert len(best.captures) == 2 and best.to_square == _sq(variant, 0, 3)
+    board.push(best)
+    assert board.piece_at(best.to_square).king
 
 
 # -- the other fields, through the code that uses them -----------------------------------

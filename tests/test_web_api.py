@@ -135,7 +135,7 @@ def test_create_game_other_variants_and_fen(client):
     ({"level": "5"}, "level must be an integer"),
     ({"level": True}, "level must be an integer"),
     ({"color": "red"}, "color must be one of white, black, both, none"),
-    ({"variant": "frisian"}, "unknown variant 'frisian'"),
+    ({"variant": "xiangqi"}, "unknown variant 'xiangqi'"),
     ({"fen": "W:W51:B1"}, "invalid FEN: square 51 is out of range"),
     ({"fen": 42}, "fen must be a string"),
     ({"colour": "white"}, "unknown field 'colour'"),

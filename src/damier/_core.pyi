@@ -25,7 +25,8 @@ def init_variant(index: int, size: int, *, flying_kings: bool, men_capture_backw
                  lone_king_drawish: bool, goal: str = "normal", top_left_dark: bool = False,
                  men_capture_kings: bool = True, capture_precedence: bool = False,
                  orthogonal_captures: bool = False, capture_values: tuple[int, int] | None = None,
-                 king_move_limit: int | None = None, killer_rule: bool = False) -> None:
+                 king_move_limit: int | None = None, killer_rule: bool = False,
+                 all_squares: bool = False, captures_removed_at_once: bool = False) -> None:
     """Fills the core's tables of variant ``index`` (called by :mod:`damier.variants`)."""
 
 def variant_facts(index: int) -> dict[str, int | bool | str | tuple[int, int] | None] | None:

@@ -61,6 +61,17 @@ ctypedef struct Geo:
     int shift[8]
     uint64_t src[8]          # the bits a shift along direction d may start from (rows wrap)
     int ndirs                # 4, or 8 with orthogonal captures
+    int full                 # every square of the board is used, moves go along rows and
+                             # files only (Turkish); square s is bit s - 1
+    int remove_now           # captured pieces leave the board at once (Turkish)
+    int kdirs[8]             # the directions kings capture in
+    int nkdirs
+    int kmove[4]             # the directions kings move in without capturing
+    int nkmove
+    int mcap[2][8]           # [black, white]: the directions men capture in
+    int nmcap[2]
+    int mmove[2][4]          # [black, white]: the directions men move in
+    int nmmove[2]
     uint64_t mask
     uint64_t promo[2]        # promotion row of [black, white]
     int flying               # flying kings
@@ -69,7 +80,7 @@ ctypedef struct Geo:
     int promote_mid          # crowned during a capture and continues as king (Russian)
     int crown_ends           # crowned during a capture and the move ends (English)
     int sq_of_bit[64]        # 1-based square number of a bit, 0 for ghosts
-    int bit_of_sq[64]        # bit of a 1-based square
+    int bit_of_sq[65]        # bit of a 1-based square
     int lone_king_drawish    # the evaluation scales a lone king against <= 3 pieces right down
     int goal                 # GOAL_NORMAL, GOAL_MISERE (no legal move wins), GOAL_CROWN (crowning wins)
     int mirror               # the numbers run right to left along the layout's rows (Italian)
@@ -120,21 +131,12 @@ cdef inline int layout_bit(int r, int t) noexcept nogil:
 cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int majority,
                     int promote_mid, int crown_ends, int lone_king_drawish, int goal,
                     int mirror, int men_take_kings, int precedence, int orth,
-                    int man_value, int king_value, int king_limit, int killer):
-    cdef int r = size // 2
-    cdef int s, b, t
+                    int man_value, int king_value, int king_limit, int killer, int full,
+                    int remove_now):
     g.variant = variant
     g.size = size
-    g.per_row = r
-    g.nsq = size * size // 2
-    g.shift[0] = r + 1
-    g.shift[1] = r
-    g.shift[2] = r
-    g.shift[3] = r + 1
-    g.shift[4] = 2 * r + 1   # a file: two rows down or up, the same place in the row
-    g.shift[5] = 1           # a row: the next dark square, two columns left or right
-    g.shift[6] = 1
-    g.shift[7] = 2 * r + 1
+    g.full = full
+    g.remove_now = remove_now
     g.ndirs = 8 if orth else 4
     g.orth = orth
     g.man_value = man_value
@@ -151,11 +153,34 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
     g.mirror = mirror
     g.men_take_kings = men_take_kings
     g.precedence = precedence
+    if full:
+        _init_full_layout(g)
+    else:
+        _init_dark_layout(g)
+    _init_directions(g)
+
+
+cdef void _init_dark_layout(Geo* g):
+    """The dark squares' bit layout (every variant but Turkish): ``layout_bit``, a ghost
+    bit after every two rows, the diagonal and orthogonal shifts."""
+    cdef int size = g.size, r = size // 2
+    cdef int s, b, t
+    g.per_row = r
+    g.nsq = size * size // 2
+    g.shift[0] = r + 1
+    g.shift[1] = r
+    g.shift[2] = r
+    g.shift[3] = r + 1
+    g.shift[4] = 2 * r + 1   # a file: two rows down or up, the same place in the row
+    g.shift[5] = 1           # a row: the next dark square, two columns left or right
+    g.shift[6] = 1
+    g.shift[7] = 2 * r + 1
     g.mask = 0
     g.promo[0] = 0
     g.promo[1] = 0
     for b in range(64):
         g.sq_of_bit[b] = 0
+    for b in range(65):
         g.bit_of_sq[b] = -1
     # A board whose top left square is dark (Italian) is the mirror image of the bit
     # layout's board: its square s, at position p of its row, is the layout's square at
@@ -163,7 +188,7 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
     # the move rules are symmetric, so nothing else changes.
     for s in range(1, g.nsq + 1):
         t = s
-        if mirror:
+        if g.mirror:
             t = ((s - 1) // r) * r + (r - 1 - (s - 1) % r) + 1
         b = layout_bit(r, t)
         g.sq_of_bit[b] = s
@@ -174,6 +199,84 @@ cdef void _init_geo(Geo* g, int variant, int size, int flying, int men_back, int
         if s > g.nsq - r:
             g.promo[0] |= (<uint64_t>1) << b
     _init_orthogonal(g)
+
+
+cdef void _init_full_layout(Geo* g):
+    """Every square used (Turkish): square s (1 to 64, row by row from the top left as
+    White sees the board) is bit s - 1. Pieces go along rows and files only: up and down
+    a file is a shift by a row's length, left and right by one, not across a row's end."""
+    cdef int size = g.size, s, b, d
+    g.per_row = size
+    g.nsq = size * size
+    for d in range(4):
+        g.shift[d] = 0       # no diagonal moves on this board
+    g.shift[4] = size
+    g.shift[5] = 1
+    g.shift[6] = 1
+    g.shift[7] = size
+    g.mask = 0
+    g.promo[0] = 0
+    g.promo[1] = 0
+    for b in range(64):
+        g.sq_of_bit[b] = 0
+    for b in range(65):
+        g.bit_of_sq[b] = -1
+    for s in range(1, g.nsq + 1):
+        b = s - 1
+        g.sq_of_bit[b] = s
+        g.bit_of_sq[s] = b
+        g.mask |= (<uint64_t>1) << b
+        if s <= size:
+            g.promo[1] |= (<uint64_t>1) << b
+        if s > g.nsq - size:
+            g.promo[0] |= (<uint64_t>1) << b
+    for d in range(8):
+        g.src[d] = g.mask
+    for s in range(1, g.nsq + 1):
+        b = s - 1
+        if (s - 1) % size == 0:
+            g.src[5] &= ~((<uint64_t>1) << b)     # a row's first square: nothing to its left
+        if (s - 1) % size == size - 1:
+            g.src[6] &= ~((<uint64_t>1) << b)     # a row's last square: nothing to its right
+
+
+cdef void _set_dirs(int* out, int* n, int first, int last) noexcept:
+    cdef int d
+    n[0] = 0
+    for d in range(first, last):
+        out[n[0]] = d
+        n[0] += 1
+
+
+cdef void _init_directions(Geo* g):
+    """The directions each kind of piece moves and captures in. Diagonal boards: men
+    move forward (White 0 and 1, Black 2 and 3) and capture forward, or every way when
+    they capture backwards, along rows and files too with orthogonal captures; kings
+    move along diagonals and capture along every line they have. The full board
+    (Turkish): men move and capture forward (White 4, Black 7) and sideways (5, 6);
+    kings along rows and files (4 to 7)."""
+    cdef int c
+    if g.full:
+        _set_dirs(g.kdirs, &g.nkdirs, 4, 8)
+        _set_dirs(g.kmove, &g.nkmove, 4, 8)
+        for c in range(2):
+            g.mcap[c][0] = 4 if c else 7
+            g.mcap[c][1] = 5
+            g.mcap[c][2] = 6
+            g.nmcap[c] = 3
+            g.mmove[c][0] = g.mcap[c][0]
+            g.mmove[c][1] = 5
+            g.mmove[c][2] = 6
+            g.nmmove[c] = 3
+        return
+    _set_dirs(g.kdirs, &g.nkdirs, 0, g.ndirs)
+    _set_dirs(g.kmove, &g.nkmove, 0, 4)     # Frisian kings too move along diagonals only
+    for c in range(2):
+        if g.men_back:
+            _set_dirs(g.mcap[c], &g.nmcap[c], 0, g.ndirs)
+        else:
+            _set_dirs(g.mcap[c], &g.nmcap[c], 0 if c else 2, 2 if c else 4)
+        _set_dirs(g.mmove[c], &g.nmmove[c], 0 if c else 2, 2 if c else 4)
 
 
 cdef void _init_orthogonal(Geo* g):
@@ -240,7 +343,8 @@ _init_tables()
 _FACT_NAMES = ("size", "flying_kings", "men_capture_backwards", "majority_capture",
                "promote_during_capture", "crowning_ends_capture", "lone_king_drawish", "goal",
                "top_left_dark", "men_capture_kings", "capture_precedence",
-               "orthogonal_captures", "capture_values", "king_move_limit", "killer_rule")
+               "orthogonal_captures", "capture_values", "king_move_limit", "killer_rule",
+               "all_squares", "captures_removed_at_once")
 
 
 def init_variant(int index, int size, *, bint flying_kings, bint men_capture_backwards,
@@ -248,7 +352,8 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
                  bint lone_king_drawish, str goal="normal", bint top_left_dark=False,
                  bint men_capture_kings=True, bint capture_precedence=False,
                  bint orthogonal_captures=False, capture_values=None, king_move_limit=None,
-                 bint killer_rule=False):
+                 bint killer_rule=False, bint all_squares=False,
+                 bint captures_removed_at_once=False):
     """Fills the core's tables (geometry, rule flags, evaluation tables) of the
     variant with core index ``index``. :mod:`damier.variants` calls it for every
     variant of the registry when it is imported: the core holds no variant facts
@@ -267,7 +372,11 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
     value a capture by a king comes first. ``king_move_limit``: a king may make at most
     this many non-capturing moves in a row while its side has men (Frisian: 3).
     ``killer_rule``: a king's capture whose last piece taken is a king ends on the square
-    just beyond that king (Killer draughts; needs flying kings)."""
+    just beyond that king (Killer draughts; needs flying kings). ``all_squares``: every
+    square of the board is used and pieces go along rows and files only (Turkish: men
+    move and capture forward and sideways, kings along rows and files; 8 x 8 only).
+    ``captures_removed_at_once``: a captured piece leaves the board as it is jumped, so
+    that the capturing piece may cross its square again (Turkish)."""
     cdef Geo g
     cdef int man_value = 0, king_value = 0, king_limit = 0
     if not 0 <= index < MAX_VARIANTS:
@@ -292,12 +401,18 @@ def init_variant(int index, int size, *, bint flying_kings, bint men_capture_bac
             raise ValueError(f"king_move_limit must be from 1 to 7, got {king_move_limit!r}")
     if killer_rule and not flying_kings:
         raise ValueError("the killer rule stops a flying king's capture: it needs flying kings")
+    if all_squares and (size != 8 or orthogonal_captures or top_left_dark or men_capture_backwards
+                        or capture_values is not None or capture_precedence):
+        raise ValueError("all_squares is the 8 x 8 board of every square, with men moving forward "
+                         "and sideways: no other board, orthogonal or backward captures, or "
+                         "precedence rules")
     if orthogonal_captures and (size != 10 or top_left_dark or not men_capture_backwards):
         raise ValueError("orthogonal captures need the 10x10 layout and men capturing backwards")
     _init_geo(&g, index, size, flying_kings, men_capture_backwards, majority_capture,
               promote_during_capture, crowning_ends_capture, lone_king_drawish,
               _GOALS.index(goal), top_left_dark, men_capture_kings, capture_precedence,
-              orthogonal_captures, man_value, king_value, king_limit, killer_rule)
+              orthogonal_captures, man_value, king_value, king_limit, killer_rule, all_squares,
+              captures_removed_at_once)
     if GEOS[index].size:
         if variant_facts(index) != _facts_of(&g):
             raise ValueError(f"variant index {index} is already initialised with other facts")
@@ -313,7 +428,8 @@ cdef dict _facts_of(const Geo* g):
                                   bool(g.lone_king_drawish), _GOALS[g.goal], bool(g.mirror),
                                   bool(g.men_take_kings), bool(g.precedence), bool(g.orth),
                                   (g.man_value, g.king_value) if g.king_value else None,
-                                  g.king_limit or None, bool(g.killer))))
+                                  g.king_limit or None, bool(g.killer), bool(g.full),
+                                  bool(g.remove_now))))
 
 
 def variant_facts(int index):
@@ -424,9 +540,10 @@ cdef void emit(CapCtx* c, uint64_t to, uint64_t captured, int ncap, int promote)
 cdef bint king_can_capture_from(CapCtx* c, uint64_t sq, uint64_t captured, int lastdir) noexcept nogil:
     """Whether a flying king standing on ``sq`` (having moved along ``lastdir``) can capture."""
     cdef const Geo* g = c.g
-    cdef int d
+    cdef int d, i
     cdef uint64_t x
-    for d in range(g.ndirs):
+    for i in range(g.nkdirs):
+        d = g.kdirs[i]
         if d == lastdir ^ 3:
             continue
         x = sh(g, sq, d)
@@ -458,16 +575,19 @@ cdef inline bint killer_stop(const CapCtx* c, uint64_t sq, int depth, int lastdi
 cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int lastdir) noexcept nogil:
     """Flying king: captures at a distance, lands on any free square beyond."""
     cdef const Geo* g = c.g
-    cdef int d, found = 0
+    cdef int d, i, found = 0
     cdef bint must_continue
     cdef uint64_t x, land
-    for d in range(g.ndirs):
+    for i in range(g.nkdirs):
+        d = g.kdirs[i]
         if d == lastdir ^ 3:
-            continue
+            continue             # no turning back (Turkish: no 180-degree turn)
         x = sh(g, sq, d)
         while x & c.empty:
             x = sh(g, x, d)
         if x & c.opp & ~captured:
+            if g.remove_now:
+                c.empty |= x     # gone at once: the king may cross its square again
             land = sh(g, x, d)
             # Without the majority rule the king must still land where it can
             # capture on, if there is such a square (with it, shorter sequences lose anyway).
@@ -481,6 +601,8 @@ cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int
                 c.path[depth] = <uint8_t>ctz(land)
                 king_capture(c, land, captured | x, depth + 1, d)
                 land = sh(g, land, d)
+            if g.remove_now:
+                c.empty &= ~x
     if not found and depth > 0:
         if g.killer and not killer_stop(c, sq, depth, lastdir):
             return
@@ -490,9 +612,10 @@ cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int
 cdef void short_king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noexcept nogil:
     """Short king (English): jumps an adjacent piece to the square just beyond."""
     cdef const Geo* g = c.g
-    cdef int d, found = 0
+    cdef int d, i, found = 0
     cdef uint64_t x, land
-    for d in range(4):
+    for i in range(g.nkdirs):
+        d = g.kdirs[i]
         x = sh(g, sq, d)
         if x & c.opp & ~captured:
             land = sh(g, x, d)
@@ -507,18 +630,10 @@ cdef void short_king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int dept
 
 cdef void man_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noexcept nogil:
     cdef const Geo* g = c.g
-    cdef int d, d0, d1, found = 0
+    cdef int d, i, found = 0
     cdef uint64_t x, land
-    if g.men_back:
-        d0 = 0
-        d1 = g.ndirs
-    elif c.white:
-        d0 = 0
-        d1 = 2
-    else:
-        d0 = 2
-        d1 = 4
-    for d in range(d0, d1):
+    for i in range(g.nmcap[c.white]):
+        d = g.mcap[c.white][i]
         x = sh(g, sq, d)
         if x & c.man_opp & ~captured:
             land = sh(g, x, d)
@@ -535,7 +650,12 @@ cdef void man_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noex
                     if g.crown_ends:
                         emit(c, land, captured | x, depth + 1, 1)
                         continue
-                man_capture(c, land, captured | x, depth + 1)
+                if g.remove_now:
+                    c.empty |= x     # gone at once (Turkish): its square is free again
+                    man_capture(c, land, captured | x, depth + 1)
+                    c.empty &= ~x
+                else:
+                    man_capture(c, land, captured | x, depth + 1)
     if not found and depth > 0:
         emit(c, sq, captured, depth, (sq & c.promo) != 0)
 
@@ -544,13 +664,9 @@ cdef inline uint64_t men_that_capture(const Geo* g, uint64_t men, uint64_t opp, 
                                       int white) noexcept nogil:
     """The men that can make a first jump (a superset filter for the capture search)."""
     cdef uint64_t r = 0
-    cdef int d, d0 = 0, d1 = g.ndirs
-    if not g.men_back:
-        if white:
-            d1 = 2
-        else:
-            d0 = 2
-    for d in range(d0, d1):
+    cdef int d, i
+    for i in range(g.nmcap[white]):
+        d = g.mcap[white][i]
         r |= sh_back(g, sh_back(g, empty, d) & opp, d)
     return r & men
 
@@ -608,17 +724,14 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t kings = me & p.kings
     cdef uint64_t man_opp = opp if g.men_take_kings else opp & ~p.kings
     cdef uint64_t f, x
-    cdef int d, d0 = 0, d1 = g.ndirs
-    if not g.men_back:
-        if t:
-            d1 = 2
-        else:
-            d0 = 2
-    for d in range(d0, d1):
+    cdef int d, i
+    for i in range(g.nmcap[t]):
+        d = g.mcap[t][i]
         if sh(g, sh(g, men, d) & man_opp, d) & empty:
             return True
     if kings:
-        for d in range(g.ndirs):
+        for i in range(g.nkdirs):
+            d = g.kdirs[i]
             f = kings
             if g.flying:
                 x = sh(g, f, d) & empty
@@ -652,15 +765,10 @@ cdef int gen_quiet(const Geo* g, const Pos* p, CMove* out, int n) noexcept nogil
     cdef uint64_t kings = me & p.kings & ~held_king(g, p)
     cdef uint64_t promo = g.promo[t]
     cdef uint64_t tgt, b, k, x
-    cdef int d, d0, d1
+    cdef int d, i
     cdef CMove* m
-    if t:
-        d0 = 0
-        d1 = 2
-    else:
-        d0 = 2
-        d1 = 4
-    for d in range(d0, d1):
+    for i in range(g.nmmove[t]):
+        d = g.mmove[t][i]
         tgt = sh(g, men, d) & empty
         while tgt:
             b = tgt & (~tgt + 1)
@@ -676,7 +784,8 @@ cdef int gen_quiet(const Geo* g, const Pos* p, CMove* out, int n) noexcept nogil
     while kings:
         k = kings & (~kings + 1)
         kings ^= k
-        for d in range(4):
+        for i in range(g.nkmove):
+            d = g.kmove[i]
             x = sh(g, k, d) & empty
             while x:
                 m = &out[n]
@@ -700,13 +809,12 @@ cdef int count_quiet(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t men = me & ~p.kings
     cdef uint64_t kings = me & p.kings & ~held_king(g, p)
     cdef uint64_t x
-    cdef int d, n
-    if t:
-        n = popcount((men >> g.shift[0]) & empty) + popcount((men >> g.shift[1]) & empty)
-    else:
-        n = popcount((men << g.shift[2]) & empty) + popcount((men << g.shift[3]) & empty)
+    cdef int d, i, n = 0
+    for i in range(g.nmmove[t]):
+        n += popcount(sh(g, men, g.mmove[t][i]) & empty)
     if kings:
-        for d in range(4):
+        for i in range(g.nkmove):
+            d = g.kmove[i]
             x = sh(g, kings, d) & empty
             if not g.flying:
                 n += popcount(x)

@@ -190,6 +190,9 @@ cdef void _init_eval_tables(int v):
     cdef int s, b, r, c, r2, c2, size = g.size, R = g.per_row, k, n
     cdef uint64_t bit
     memset(t, 0, sizeof(EvalTables))
+    if g.full:
+        _init_full_eval_tables(g, t)
+        return
     t.initial_men = 2 * (g.nsq // 2 - g.per_row)
     for n in range(65):
         t.phase[n] = PHASE_ONE if n >= t.initial_men else n * PHASE_ONE // t.initial_men
@@ -236,6 +239,40 @@ cdef void _init_eval_tables(int v):
                 t.cone[1][b] |= (<uint64_t>1) << layout_bit(R, s2)
             if r2 > r and abs(c2 - c) <= r2 - r:
                 t.cone[0][b] |= (<uint64_t>1) << layout_bit(R, s2)
+
+
+cdef void _init_full_eval_tables(const Geo* g, EvalTables* t):
+    """The evaluation's tables on the board of every square (Turkish): no patterns (they
+    are drawn on the dark squares' layout), the rows for advancement, and each man's
+    way ahead (the squares of the rows before it, within as many columns as rows)."""
+    cdef int s, s2, b, r, c, r2, c2, size = g.size, n
+    cdef uint64_t bit
+    t.initial_men = 4 * size          # two rows of men each
+    for n in range(65):
+        t.phase[n] = PHASE_ONE if n >= t.initial_men else n * PHASE_ONE // t.initial_men
+    t.npat = 0
+    for s in range(1, g.nsq + 1):
+        b = s - 1
+        bit = (<uint64_t>1) << b
+        r = b // size
+        c = b % size
+        if c < size // 2:
+            t.left |= bit
+        for n in range(4):
+            if r >> n & 1:
+                t.row_bits[n] |= bit
+        for s2 in range(1, g.nsq + 1):
+            r2 = (s2 - 1) // size
+            c2 = (s2 - 1) % size
+            if r2 < r and abs(c2 - c) <= r - r2:
+                t.cone[1][b] |= (<uint64_t>1) << (s2 - 1)
+            if r2 > r and abs(c2 - c) <= r2 - r:
+                t.cone[0][b] |= (<uint64_t>1) << (s2 - 1)
+    # enemies_ahead reads bit 63 as an empty sentinel: here it is square 64, a corner of
+    # White's back row, where no man stands (Black's are crowned there); a king there is
+    # left out of the way-ahead terms.
+    t.cone[0][63] = 0
+    t.cone[1][63] = 0
 
 
 cdef void _default_eval_params(int v):
@@ -323,9 +360,10 @@ cdef inline void material_states(const Pos* p, int* white_view, int* black_view)
 
 
 cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcept nogil:
-    cdef int d, n = 0
+    cdef int d, i, n = 0
     cdef uint64_t x
-    for d in range(4):
+    for i in range(g.nkmove):
+        d = g.kmove[i]
         x = sh(g, kings, d) & empty
         while x:
             n += popcount(x)
@@ -394,10 +432,19 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
         i = 2 * popcount(men & t.left) - popcount(men)
         balance += sign * (i if i >= 0 else -i)
         fwd0 = 0 if c == 1 else 2
-        step0 = men & sh_back(g, empty, fwd0)
-        step1 = men & sh_back(g, empty, fwd0 + 1)
-        blocked += sign * popcount(men & ~(step0 | step1))
-        mobility += sign * (popcount(step0) + popcount(step1))
+        if g.full:
+            # men moving forward and sideways (Turkish): every way they move counts
+            step0 = 0
+            for j in range(g.nmmove[c]):
+                step1 = men & sh_back(g, empty, g.mmove[c][j])
+                step0 |= step1
+                mobility += sign * popcount(step1)
+            blocked += sign * popcount(men & ~step0)
+        else:
+            step0 = men & sh_back(g, empty, fwd0)
+            step1 = men & sh_back(g, empty, fwd0 + 1)
+            blocked += sign * popcount(men & ~(step0 | step1))
+            mobility += sign * (popcount(step0) + popcount(step1))
         enemies_ahead(t, p.pieces[1 - c], c, &one, &two)
         if p.pieces[1 - c] & p.kings:
             breakthrough += sign * popcount(men & ~two)

@@ -283,6 +283,17 @@ class Board(CoreBoard):
         last = self.variant.squares + 1
         board._set_piece_map(not self.turn, {last - square: Piece(not piece.color, piece.king)
                                              for square, piece in self.piece_map().items()})
+        # the kings' runs of moves (the Frisian king-move limit) change sides too; a run
+        # whose king has since been taken is over
+        if self.variant.king_move_limit is not None:
+            pieces = board.piece_map()
+            turned = []
+            for (square, count), color in zip(self._king_runs(), (WHITE, BLACK), strict=True):
+                new = last - square if count else 0
+                held = pieces.get(new)
+                alive = held is not None and held.king and held.color != color
+                turned.append((new, count) if alive else (0, 0))
+            board._set_king_runs(turned[1], turned[0])
         return board
 
     # -- huff (English, opt-in) -------------------------------------------------

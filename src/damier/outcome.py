@@ -27,7 +27,8 @@ is a draw):
 4. ``FIVE_MOVES``: :attr:`Rules.five_moves_limit`;
 5. ``SIXTEEN_MOVES``: :attr:`Rules.sixteen_moves_limit`;
 6. ``THREE_KINGS_VS_KING``: :attr:`Rules.three_kings_limit`;
-7. ``TWO_KINGS_VS_KING``: :attr:`Rules.two_kings_limit`; ``KING_VS_KING`` again for
+7. ``ONE_PIECE_EACH``: :attr:`Rules.one_piece_each_limit` (Turkish);
+   ``TWO_KINGS_VS_KING``: :attr:`Rules.two_kings_limit`; ``KING_VS_KING`` again for
    :attr:`Rules.king_vs_king_limit` (Frisian);
 8. ``BALANCE_UNCHANGED``: :attr:`Rules.balance_unchanged_limits`;
 9. ``KING_MOVES``: :attr:`Rules.king_moves_limit`.
@@ -108,6 +109,9 @@ class Termination(enum.Enum):
     KING_VS_KING = "king_vs_king"
     """King against king, drawn at once (:attr:`Rules.king_vs_king_immediate`) or after a
     few moves (:attr:`Rules.king_vs_king_limit`, Frisian)."""
+    ONE_PIECE_EACH = "one_piece_each"
+    """Turkish: one piece against one piece, not decided in time
+    (:attr:`Rules.one_piece_each_limit`)."""
     TWO_KINGS_VS_KING = "two_kings_vs_king"
     """Frisian: two kings failed to beat a lone king in time (:attr:`Rules.two_kings_limit`)."""
     THREE_KINGS_VS_KING = "three_kings_vs_king"
@@ -174,6 +178,9 @@ class Termination(enum.Enum):
             n = r.three_kings_limit
             base = "three kings against a lone king"
             return base if n is None else f"{base} ({n} moves)"
+        if self is Termination.ONE_PIECE_EACH:
+            n = r.one_piece_each_limit
+            return "one piece each" if n is None else f"one piece each ({n} moves)"
         if self is Termination.TWO_KINGS_VS_KING:
             n = r.two_kings_limit
             base = "two kings against a lone king"
@@ -446,6 +453,12 @@ def compute_outcome(snapshots: Sequence[Snapshot], rules: Rules,
     if rules.three_kings_limit is not None and _is_three_kings_vs_king(cur):
         if _run_at_least(snapshots, 2 * rules.three_kings_limit, lambda s: s.material == material):
             return Outcome(Termination.THREE_KINGS_VS_KING, None)
+
+    if (rules.one_piece_each_limit is not None
+            and cur.white_men + cur.white_kings == 1 and cur.black_men + cur.black_kings == 1
+            and _run_at_least(snapshots, 2 * rules.one_piece_each_limit,
+                              lambda s: s.material == material)):
+        return Outcome(Termination.ONE_PIECE_EACH, None)
 
     if cur.white_men == 0 and cur.black_men == 0:
         kings = sorted((cur.white_kings, cur.black_kings))

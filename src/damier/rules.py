@@ -204,6 +204,16 @@ class Rules:
     2
     """
 
+    one_piece_each_limit: int | None = None
+    """Turkish: one piece against one piece (man or king) is drawn after each player made
+    this many moves, counted from the position in which that material arose: 2 in
+    Turkish (pydraughts' reading of the rule, which draws such an ending at once unless
+    one piece is lost by force: the two moves leave room for that); off elsewhere.
+
+    >>> Rules.for_variant("turkish").one_piece_each_limit
+    2
+    """
+
     draw_offer_min_moves: int = 0
     """Seed 001 (tournaments): a draw may be offered only after each player
     made at least this many moves (40 there); 0 allows an offer at any time.
@@ -235,7 +245,8 @@ class Rules:
 
     def __post_init__(self) -> None:
         for name in ("king_moves_limit", "sixteen_moves_limit", "five_moves_limit",
-                     "three_kings_limit", "two_kings_limit", "king_vs_king_limit"):
+                     "three_kings_limit", "two_kings_limit", "king_vs_king_limit",
+                     "one_piece_each_limit"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)
                                       or value < 1):
@@ -275,10 +286,10 @@ class Rules:
         >>> r = Rules.for_variant("english")
         >>> r.repetition_limit, r.king_moves_limit, r.sixteen_moves_limit, r.five_moves_limit
         (3, 40, None, None)
-        >>> Rules.for_variant("turkish")
+        >>> Rules.for_variant("xiangqi")
         Traceback (most recent call last):
         ...
-        ValueError: unknown variant 'turkish' (choose from: international, english, ...)
+        ValueError: unknown variant 'xiangqi' (choose from: international, english, ...)
         """
         if _variant_lookup is None:  # pragma: no cover - importing damier loads the registry
             raise RuntimeError("the variant registry (damier.variants) is not loaded")
@@ -313,6 +324,8 @@ class Rules:
                        "moves each")
         if self.king_vs_king_limit is not None:
             out.append(f"king against king: draw after {self.king_vs_king_limit} moves each")
+        if self.one_piece_each_limit is not None:
+            out.append(f"one piece each: draw after {self.one_piece_each_limit} moves each")
         for pieces, moves in self.balance_unchanged_limits:
             out.append(f"{pieces} pieces, kings on both sides, balance unchanged: draw after "
                        f"{moves} moves each")

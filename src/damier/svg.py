@@ -377,7 +377,8 @@ def board(board: Any = None, *, size: int = 400, flipped: bool = False,
         are highlighted and a capture's landing path is drawn.
     :param arrows: arrows to draw: :class:`Arrow`, ``(tail, head)``,
         ``(tail, head, color)``, moves (a capture's arrow follows its path) or move text.
-    :param coordinates: write the square numbers in the dark squares.
+    :param coordinates: write the square numbers in the dark squares (in every square
+        on the Turkish board).
     :param squares: squares to highlight.
     :param colors: palette entries to change (keys of :data:`DEFAULT_COLORS`).
     :param style: CSS put in a ``<style>`` element.
@@ -421,6 +422,10 @@ def board(board: Any = None, *, size: int = 400, flipped: bool = False,
         if square is None:
             parts.append(f'<rect class="square light" x="{x}" y="{y}" width="{SQUARE_SIZE}" '
                          f'height="{SQUARE_SIZE}" {light}/>')
+        elif geo.variant.all_squares and ((x - FRAME) + (y - FRAME)) // SQUARE_SIZE % 2 == 0:
+            # every square is played on (Turkish): the light ones too
+            parts.append(f'<rect class="square light played" data-square="{square}" x="{x}" '
+                         f'y="{y}" width="{SQUARE_SIZE}" height="{SQUARE_SIZE}" {light}/>')
         else:
             parts.append(f'<rect class="square dark" data-square="{square}" x="{x}" y="{y}" '
                          f'width="{SQUARE_SIZE}" height="{SQUARE_SIZE}" {dark}/>')
@@ -457,10 +462,13 @@ def board(board: Any = None, *, size: int = 400, flipped: bool = False,
 
     if coordinates:
         paint = _paint(palette["coord"])
+        on_light = _paint(palette["square dark"], opacity=0.85)
         for square in range(1, variant.squares + 1):
             x, y = geo.corner(square)
+            light_cell = variant.all_squares and ((x - FRAME) + (y - FRAME)) // SQUARE_SIZE % 2 == 0
             parts.append(f'<text class="coord" x="{x + 2.5}" y="{y + 10}" font-size="9.5" '
-                         f'font-family="Helvetica, Arial, sans-serif" {paint}>'
+                         f'font-family="Helvetica, Arial, sans-serif" '
+                         f'{on_light if light_cell else paint}>'
                          f"{escape(str(square))}</text>")
 
     for path, color in arrow_list:

@@ -230,7 +230,21 @@ class Variant:
     :attr:`game_type` (Killer draughts has no GameType of its own: damier writes International's
     20 and ``[Variant "Killer"]``, and reads a game as Killer when both are there)."""
 
+    all_squares: bool = False
+    """Every square of the board is used and pieces go along rows and files only (Turkish
+    draughts): men move and capture one square forward or sideways, never backwards, and
+    kings move and capture along rows and files at any distance. Squares are numbered 1
+    to 64 row by row from the top left as White sees the board (algebraic names, ``a1``
+    White's left corner, are read too). 8 x 8 only."""
+
+    captures_removed_at_once: bool = False
+    """A captured piece leaves the board as it is jumped (Turkish), so the capturing piece
+    may cross its square again later in the capture; elsewhere captured pieces stay until
+    the move ends and block. A king's capture never turns back along the line it came."""
+
     def __post_init__(self) -> None:
+        if self.all_squares and self.size != 8:
+            raise ValueError("all_squares is the 8 x 8 board of every square")
         if self.killer_rule and not self.flying_kings:
             raise ValueError("the killer rule stops a flying king's capture: it needs flying kings")
         if self.capture_values is not None and self.capture_precedence:
@@ -263,6 +277,8 @@ class Variant:
         if self.goal != "normal":
             return (f"{self.title} has another goal ({self.goal}): the tables assume that a "
                     "player who cannot move loses")
+        if self.all_squares:
+            return f"the tables are laid out on the dark squares; {self.title} uses every square"
         if self.king_move_limit is not None:
             return (f"{self.title} limits a king's moves in a row ({self.king_move_limit}): "
                     "the tables hold positions without the kings' last moves")
@@ -270,19 +286,21 @@ class Variant:
 
     @property
     def squares(self) -> int:
-        """Number of playable squares (50 or 32)."""
-        return self.size * self.size // 2
+        """Number of playable squares (50 or 32; 64 on the Turkish board)."""
+        return self.size * self.size if self.all_squares else self.size * self.size // 2
 
     @property
     def per_row(self) -> int:
-        """Playable squares on one row (5 or 4)."""
-        return self.size // 2
+        """Playable squares on one row (5 or 4; 8 on the Turkish board)."""
+        return self.size if self.all_squares else self.size // 2
 
     def row_col(self, square: int) -> tuple[int, int]:
         """Row (0 = top) and column (0 = left) of ``square``, as White sees the board."""
         if not 1 <= square <= self.squares:
             raise ValueError(f"square {square} is not on the {self.title} board (1-{self.squares})")
         row, pos = divmod(square - 1, self.per_row)
+        if self.all_squares:
+            return row, pos
         col = 2 * pos + (1 if (row % 2 == 0) != self.top_left_dark else 0)
         return row, col
 
@@ -290,6 +308,8 @@ class Variant:
         """The square number at ``(row, col)``, or None for a light or off-board square."""
         if not (0 <= row < self.size and 0 <= col < self.size):
             return None
+        if self.all_squares:
+            return row * self.size + col + 1
         if (row + col) % 2 == (1 if self.top_left_dark else 0):
             return None
         return row * self.per_row + col // 2 + 1
@@ -589,6 +609,38 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         killer_rule=True,
         pdn_variant_tag="Killer",
     ),
+    Variant(
+        name="turkish",
+        title="Turkish",
+        aliases=("turkish draughts", "dama turca"),
+        size=8,
+        game_type=30,
+        index=10,
+        white_starts=True,
+        flying_kings=True,
+        men_capture_backwards=False,
+        majority_capture=True,
+        promote_during_capture=False,
+        crowning_ends_capture=False,
+        initial_fen="W:W41-56:B9-24",
+        draw_rules=Rules(
+            repetition_limit=3,
+            king_moves_limit=None,
+            sixteen_moves_limit=None,
+            five_moves_limit=None,
+            one_piece_each_limit=2,
+        ),
+        pdn_results=("1-0", "1/2-1/2", "0-1"),
+        hub_name="turkish",
+        eval_weights_file=None,
+        openings_file=None,
+        puzzles_file=None,
+        book_file=None,
+        lone_king_drawish=False,
+        egdb_build_pieces=2,
+        all_squares=True,
+        captures_removed_at_once=True,
+    ),
 )}
 """The variants, by name, in the order menus list them."""
 
@@ -625,6 +677,8 @@ def _init_core(variant: Variant) -> None:
         capture_values=variant.capture_values,
         king_move_limit=variant.king_move_limit,
         killer_rule=variant.killer_rule,
+        all_squares=variant.all_squares,
+        captures_removed_at_once=variant.captures_removed_at_once,
     )
 
 
@@ -638,11 +692,11 @@ def get_variant(name: str | Variant) -> Variant:
 
     >>> get_variant("Checkers").name
     'english'
-    >>> get_variant("turkish")
+    >>> get_variant("xiangqi")
     Traceback (most recent call last):
     ...
-    ValueError: unknown variant 'turkish' (choose from: international, english, russian, brazilian,
-    antidraughts, breakthrough, italian, frisian, frysk, killer)
+    ValueError: unknown variant 'xiangqi' (choose from: international, english, russian, brazilian,
+    antidraughts, breakthrough, italian, frisian, frysk, killer, turkish)
     """
     if isinstance(name, Variant):
         return name
@@ -692,7 +746,7 @@ def variant_for_hub_name(name: str) -> Variant | None:
     ('international', 'russian')
     >>> variant_for_hub_name("bt").name, variant_for_hub_name("losing").name
     ('breakthrough', 'antidraughts')
-    >>> variant_for_hub_name("frisian").name, variant_for_hub_name("turkish") is None
+    >>> variant_for_hub_name("frisian").name, variant_for_hub_name("xiangqi") is None
     ('frisian', True)
     """
     key = name.strip().lower()

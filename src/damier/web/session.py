@@ -161,7 +161,8 @@ def variant_info(variant: Variant) -> dict[str, Any]:
             "squares": variant.squares, "white_starts": variant.white_starts,
             "initial_fen": variant.initial_fen, "game_type": variant.game_type,
             "flying_kings": variant.flying_kings, "majority_capture": variant.majority_capture,
-            "top_left_dark": variant.top_left_dark, "puzzles": variant.puzzles_file is not None}
+            "top_left_dark": variant.top_left_dark, "all_squares": variant.all_squares,
+            "puzzles": variant.puzzles_file is not None}
 
 
 def move_info(move: Move, legal: list[Move]) -> dict[str, Any]:

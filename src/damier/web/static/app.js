@@ -410,7 +410,7 @@
     const atLive = app.cursor === app.live;
     if (app.pendingMove && app.pendingFen !== node.fen) hideConfirm();   // the position moved on
     const previewing = !!app.pendingMove;
-    if (!previewing) board.setSize(game.variant.size, game.variant.top_left_dark);
+    if (!previewing) board.setSize(game.variant.size, game.variant.top_left_dark, game.variant.all_squares);
     if (!previewing) board.setFlipped(app.flipped);
     const key = lineKey(app.cursor);
     let animateMove = null;
@@ -1565,7 +1565,8 @@
   }
 
   function editorRender() {
-    editor.board.setSize(editorVariant().size, editorVariant().top_left_dark);
+    editor.board.setSize(editorVariant().size, editorVariant().top_left_dark,
+      editorVariant().all_squares);
     editor.board.setPosition(editor.pieces);
     $("editor-turn").value = editor.turn;
     $("editor-fen").value = DraughtsFen.format(editor.turn, editor.pieces);

@@ -2,7 +2,8 @@
  *
  * new DraughtsBoard(element, options) draws a size x size board whose dark squares are
  * numbered 1..N row by row from the top left as White sees it (square 46 is White's
- * bottom-left corner on 10x10); with topLeftDark (Italian) the top left square is dark.
+ * bottom-left corner on 10x10); with topLeftDark (Italian) the top left square is dark;
+ * with allSquares (Turkish) every square is played on, numbered 1..size*size row by row.
  *
  * Options: onMove(move) -- the player picked a legal move (an object of the API's
  * legal_moves list); onIllegal({from, to}) -- an attempt that matches no legal move;
@@ -72,6 +73,7 @@
       }, options || {});
       this.size = this.options.size;
       this.topLeftDark = Boolean(this.options.topLeftDark);
+      this.allSquares = Boolean(this.options.allSquares);
       this.flipped = this.options.flipped;
       this.pieces = new Map();
       this.legal = [];
@@ -94,12 +96,12 @@
 
     /* -- geometry ------------------------------------------------------------------ */
 
-    get perRow() { return this.size / 2; }
+    get perRow() { return this.allSquares ? this.size : this.size / 2; }
 
     rowCol(square) {
       const row = Math.floor((square - 1) / this.perRow);
       const pos = (square - 1) % this.perRow;
-      const col = 2 * pos + ((row % 2 === 0) !== this.topLeftDark ? 1 : 0);
+      const col = this.allSquares ? pos : 2 * pos + ((row % 2 === 0) !== this.topLeftDark ? 1 : 0);
       return this.flipped ? [this.size - 1 - row, this.size - 1 - col] : [row, col];
     }
 
@@ -112,6 +114,7 @@
       let r = Math.floor(y), c = Math.floor(x);
       if (r < 0 || c < 0 || r >= this.size || c >= this.size) return null;
       if (this.flipped) { r = this.size - 1 - r; c = this.size - 1 - c; }
+      if (this.allSquares) return r * this.size + c + 1;
       if ((r + c) % 2 === (this.topLeftDark ? 1 : 0)) return null;
       return r * this.perRow + Math.floor(c / 2) + 1;
     }
@@ -161,12 +164,14 @@
         for (let c = 0; c < n; c++) {
           const dark = (r + c) % 2 === (this.topLeftDark ? 0 : 1);
           const rect = el("rect", { x: c, y: r, width: 1, height: 1,
-            class: dark ? "sq dark" : "sq light" }, this.layers.squares);
-          if (dark) {
+            class: (dark ? "sq dark" : "sq light") + (this.allSquares ? " played" : "") },
+            this.layers.squares);
+          if (dark || this.allSquares) {
             const square = this.squareAt(c + 0.5, r + 0.5);
             rect.dataset.square = String(square);
             this.squareEls.set(square, rect);
-            const label = el("text", { x: c + 0.04, y: r + 0.17, class: "sq-number" }, this.layers.numbers);
+            const label = el("text", { x: c + 0.04, y: r + 0.17,
+              class: dark ? "sq-number" : "sq-number on-light" }, this.layers.numbers);
             label.textContent = String(square);
           }
         }
@@ -177,10 +182,12 @@
       this._drawArrows();
     }
 
-    setSize(size, topLeftDark = false) {
-      if (size !== this.size || Boolean(topLeftDark) !== this.topLeftDark) {
+    setSize(size, topLeftDark = false, allSquares = false) {
+      if (size !== this.size || Boolean(topLeftDark) !== this.topLeftDark
+          || Boolean(allSquares) !== this.allSquares) {
         this.size = size;
         this.topLeftDark = Boolean(topLeftDark);
+        this.allSquares = Boolean(allSquares);
         this.selected = null;
         this._build();
       }

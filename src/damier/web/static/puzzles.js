@@ -130,7 +130,8 @@
     save();
     message("");
     const info = variants.get(res.data.variant);
-    board.setSize(info ? info.size : 10, info ? info.top_left_dark : false);
+    board.setSize(info ? info.size : 10, info ? info.top_left_dark : false,
+      info ? info.all_squares : false);
     if (info) $("pz-variant").value = res.data.variant;
     board.setFlipped(res.data.solver === "black");
     history.replaceState(null, "", `/puzzles#${res.data.id}`);
