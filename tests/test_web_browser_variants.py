@@ -91,3 +91,37 @@ def test_a_short_frisian_game_with_an_orthogonal_capture(page, server, shots):  
     last = page.evaluate("() => damierApp.game.moves[3]")
     assert last["path"] == [7, 27] and last["captures"] == [17]
     assert page.evaluate("() => damierApp.game.fen").startswith("W:")
+
+
+def test_a_short_turkish_game_on_every_square(page, server, shots):  # noqa: F811
+    """Turkish draughts in the page: all 64 squares played on and numbered, a man moving
+    sideways, and a capture straight up a file that crowns the man (Turkish rules: men
+    move and capture forward and sideways, crowned when the move ends on the far row)."""
+    from test_web_browser import click_square, wait_moves
+
+    page.goto(server.url + "/")
+    page.wait_for_selector("#dlg-new[open]")
+    page.select_option("#new-variant", "turkish")
+    page.select_option("#new-color", "both")
+    page.click("#new-start")
+    page.wait_for_function("() => damierApp.game && damierApp.game.variant.name === 'turkish'")
+    assert page.evaluate("document.querySelectorAll('#board rect[data-square]').length") == 64
+    assert page.evaluate("document.querySelectorAll('#board text.sq-number').length") == 64
+    played = []
+    for start, end in ((44, 36), (17, 25), (43, 44), (20, 28)):
+        click_square(page, start)
+        click_square(page, end)
+        played = wait_moves(page, len(played) + 1)
+    assert played == ["44-36", "17-25", "43-44", "20-28"]
+    # 36 takes 28 (to 20) and 12 (to 4), up its file, and is crowned on the far row
+    click_square(page, 36)
+    path = page.get_attribute("#board polyline.capture-path", "points")
+    xs = {round(float(p.split(",")[0]), 3) for p in path.split()}
+    assert len(xs) == 1, f"the capture up the file is drawn straight: {path}"
+    page.screenshot(path=str(shots / "web-turkish-capture.png"))
+    click_square(page, 4)
+    played = wait_moves(page, 5)
+    assert played[-1] == "36x4"
+    last = page.evaluate("() => damierApp.game.moves[4]")
+    assert last["path"] == [36, 20, 4] and last["captures"] == [28, 12]
+    assert page.evaluate("() => damierApp.game.fen").split(":W")[1].startswith("K4,")
