@@ -805,3 +805,24 @@ def test_sprt_state_comes_back_from_the_journal(tmp_path: Path) -> None:
     third = run_match(FASTER, loser(), games=40, openings=openings, progress=False,
                       sprt=SPRT(0, 400), resume=journal)
     assert third.sprt_decision == "H1" and len(third.games) == 10 and third.resumed == 10
+
+
+@pytest.mark.parametrize("variant", list(damier.VARIANTS))
+def test_the_engine_plays_every_variant_against_itself(variant: str, tmp_path: Path) -> None:
+    """Two damier engines (fixed nodes, so the games are the same on any machine) play a
+    pair of games in every variant: no illegal move, no crash, every game ended by the
+    variant's own rules or the length limit, and the PDN reads back to the same ends."""
+    out = tmp_path / "games.pdn"
+    result = run_match("damier:nodes=400", "damier:nodes=400", games=2, variant=variant,
+                       openings=[[]], progress=False, seed=3, pdn_path=out, max_plies=160)
+    assert len(result.games) == 2
+    for game in result.games:
+        assert game.termination in ("normal", "adjudication"), (game.termination, game.reason)
+        assert "illegal" not in game.reason
+    back = list(read_games(out))
+    assert [g.variant.name for g in back] == [variant, variant]
+    for game, record in zip(back, result.games, strict=True):
+        board = game.end().board()
+        assert board.ply == record.plies
+        if record.termination == "normal":
+            assert board.outcome() is not None

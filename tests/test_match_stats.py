@@ -25,7 +25,12 @@ NOTATION = {"international": ("2-0", "1-1", "0-2"), "brazilian": ("2-0", "1-1", 
             # the 10x10 variants of lidraughts write the FMJD style
             "antidraughts": ("2-0", "1-1", "0-2"), "breakthrough": ("2-0", "1-1", "0-2"),
             # Italian (GameType 22) writes the PDN standard's results, like English
-            "italian": ("1-0", "1/2-1/2", "0-1")}
+            "italian": ("1-0", "1/2-1/2", "0-1"),
+            # Frisian and Frysk! as lidraughts writes them; Killer as International
+            "frisian": ("2-0", "1-1", "0-2"), "frysk": ("2-0", "1-1", "0-2"),
+            "killer": ("2-0", "1-1", "0-2"),
+            # Turkish (GameType 30, no FMJD game) the PDN standard's
+            "turkish": ("1-0", "1/2-1/2", "0-1")}
 
 
 def record(number: int, pair: int, a_is_white: bool, result: str,
