@@ -347,3 +347,61 @@ def test_a_custom_time_control_from_the_new_game_dialog(page, server):  # noqa: 
     clock = game_state(page)["clock"]
     assert (clock["initial"], clock["increment"]) == (150, 5)
     assert page.inner_text("#player-bottom .clock") == "2:30"
+
+
+# -- 9. premoves -----------------------------------------------------------------------------
+
+
+def test_premoves_between_two_browsers(browser, server, page, shots):  # noqa: F811
+    """A move picked while the opponent is to move is played as soon as it is legal, and
+    dropped, with a word, when it is not (lidraughts' premoves)."""
+    game = server.api("POST", "/api/games", {"opponent": "friend", "color": "white",
+                                             "name": "Ann"})
+    open_game(page, server, game["id"])
+    link = page.input_value("#invite-url")
+    bob_ctx, bob, bob_errors = seat_context(browser, server, name="Bob")
+    try:
+        bob.goto(link)
+        bob.wait_for_function("() => damierApp.you && damierApp.you.seats.includes('black')")
+        click_square(page, 32)
+        click_square(page, 28)
+        wait_moves(bob, 1)
+        # Bob to move: Ann picks 37-32 in advance
+        assert page.get_attribute("#board", "data-interactive") == "false"
+        click_square(page, 37)
+        click_square(page, 32)
+        marked = page.eval_on_selector_all("#board rect.premove", "els => els.map(e => e.dataset.square)")
+        assert sorted(marked) == ["32", "37"]
+        page.screenshot(path=str(shots / "web-premove.png"))
+        click_square(bob, 17)
+        click_square(bob, 21)
+        # played at once on Ann's page when Bob's move arrives
+        assert wait_moves(page, 3) == ["32-28", "17-21", "37-32"]
+        assert wait_moves(bob, 3)[-1] == "37-32"
+        assert page.locator("#board rect.premove").count() == 0
+        # a premove that the reply makes illegal is dropped: 28-23, then Bob's 19-23
+        # leaves White a capture to make (28x19)
+        click_square(page, 28)
+        click_square(page, 23)
+        assert page.locator("#board rect.premove").count() == 2
+        click_square(bob, 19)
+        click_square(bob, 23)
+        wait_moves(page, 4)
+        page.wait_for_function("() => document.getElementById('message').textContent"
+                               ".includes('premove 28-23 is not legal now')")
+        assert page.get_attribute("#board", "data-interactive") == "true"
+        assert len(game_state(page)["moves"]) == 4
+        # a right click drops a premove before it is played
+        click_square(page, 28)
+        click_square(page, 19)       # White's own move (a capture): played, Bob to move
+        wait_moves(bob, 5)
+        click_square(page, 31)
+        click_square(page, 27)
+        assert page.locator("#board rect.premove").count() == 2
+        x, y = point(page, 27)
+        page.mouse.click(x, y, button="right")
+        assert page.locator("#board rect.premove").count() == 0
+        assert page.evaluate("() => damierApp.premove") is None
+        assert not bob_errors
+    finally:
+        bob_ctx.close()

@@ -203,6 +203,26 @@ def _enumerate(board: Board, plies: int) -> list[list[str]]:
     return result
 
 
+def start_sequences(variant: str | Variant = DEFAULT_VARIANT, plies: int = 4) -> list[list[str]]:
+    """Every sequence of ``plies`` moves from the start position, one per position it
+    reaches (the first in the order of the moves' squares): openings for a variant
+    without shipped balanced ones, unsorted by score (played with both colours, a lopsided
+    one is still fair).
+
+    >>> len(start_sequences("international", 2)), start_sequences("english", 1)[0]
+    (81, ['9-13'])
+    """
+    v = get_variant(variant)
+    seen: set[str] = set()
+    unique: list[list[str]] = []
+    for moves in _enumerate(Board(variant=v), plies):
+        fen = opening_board(moves, v).fen()
+        if fen not in seen:
+            seen.add(fen)
+            unique.append(moves)
+    return unique
+
+
 def generate_openings(*, variant: str | Variant = DEFAULT_VARIANT, plies: int = DEFAULT_PLIES,
                       depth: int = DEFAULT_DEPTH, margin: int = DEFAULT_MARGIN,
                       hash_mb: int = 32, jobs: int = 1, log: TextIO | None = None

@@ -325,11 +325,13 @@ def render_board(view: BoardView, *, color: bool = True, pieces: str = "disc") -
         squares = [variant.square_at(row, c) for c in cols]
         dark = [s for s in squares if s is not None]
         text.append(f"{dark[0]:>{width}} ", style="dim")
-        for square in squares:
+        for col, square in zip(cols, squares, strict=True):
             if square is None:
                 text.append("   ", style=_LIGHT if color else "")
                 continue
-            background = _MARKED if (color and square in marked) else (_DARK if color else "")
+            # every square is played on the Turkish board: the light ones keep their shade
+            shade = _LIGHT if variant.all_squares and (row + col) % 2 == 0 else _DARK
+            background = _MARKED if (color and square in marked) else (shade if color else "")
             piece = view.pieces.get(square)
             if piece is not None:
                 glyph = glyphs[(color, piece.color, piece.king)]

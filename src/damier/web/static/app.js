@@ -7,7 +7,7 @@
 
   // sounds are on by default for people, off for automated browsers (tests)
   const settings = Object.assign({ animate: true, numbers: true, multipv: 2, reportStrength: "normal",
-    sound: !navigator.webdriver, theme: "wood", confirmMoves: false },
+    sound: !navigator.webdriver, theme: "wood", confirmMoves: false, premoves: true },
     JSON.parse(localStorage.getItem("damier.settings") || "{}"));
   const THEMES = ["wood", "green", "blue"];
 
@@ -185,9 +185,39 @@
     onMove: (move) => playMove(move),
     onIllegal: (attempt) => explainIllegal(attempt),
     onChoosePath: (candidates) => showChoice(candidates),
+    onPremove: (premove) => { app.premove = premove; },
   });
 
   app.board = board;
+  app.premove = null;
+
+  /* The colour a premove may be made for now ("w"/"b"), or null: the player's own seat,
+     one colour only, on the live position of a running game while the other side is to
+     move (lidraughts' premoves). */
+  function premoveColour(game, atLive) {
+    if (!settings.premoves || !atLive || game.over || spectator()) return null;
+    const seats = app.you ? app.you.seats : [];
+    const mine = seats.length === 1 ? seats[0]
+      : (["white", "black"].includes(game.human) ? game.human : null);
+    if (!mine || game.turn === mine) return null;
+    return mine === "white" ? "w" : "b";
+  }
+
+  /* The premove, now that it is the player's turn: played if it is one legal move, the
+     paths shown if it is one of several captures with the same ends, dropped otherwise. */
+  function playPremove(game) {
+    const premove = app.premove;
+    app.premove = null;
+    board.setPremove(null);
+    const candidates = game.legal_moves.filter((m) => m.from === premove.from && m.to === premove.to);
+    if (candidates.length === 1) { app.skipAnimation = true; sendMove(candidates[0]); return; }
+    if (candidates.length > 1) {
+      board.showChoice(candidates);
+      showChoice(candidates);
+      return;
+    }
+    showMessage(`The premove ${premove.from}-${premove.to} is not legal now: dropped.`, "info");
+  }
 
   /* The page coordinates of a square's centre (for tests and tools). */
   app.squarePoint = (square, which) => {
@@ -446,6 +476,9 @@
     }
     if (!board.choosing) $("choice").hidden = true;
     $("board").dataset.interactive = String(interactive);
+    board.setPremoveMode(interactive || previewing ? null : premoveColour(game, atLive));
+    if (!board.premoveColor && !interactive && app.premove) { app.premove = null; board.setPremove(null); }
+    if (interactive && atLive && app.premove) playPremove(game);
     $("board").dataset.ply = String(node.ply);
 
     renderPlayers();
@@ -1366,7 +1399,10 @@
     else if (e.key === "Home") setCursor(0);
     else if (e.key === "End") setCursor(app.live);
     else if (e.key === "f") { app.flipped = !app.flipped; render(); }
-    else if (e.key === "Escape") { $("choice").hidden = true; board.cancelChoice(); }
+    else if (e.key === "Escape") {
+      $("choice").hidden = true; board.cancelChoice();
+      if (app.premove) { app.premove = null; board.setPremove(null); }
+    }
     else return;
     e.preventDefault();
   });
@@ -1389,6 +1425,17 @@
   $("opt-sound").addEventListener("change", (e) => {
     settings.sound = e.target.checked; saveSettings();
     if (settings.sound) playSound("move");
+  });
+  $("opt-premove").checked = settings.premoves;
+  $("opt-premove").addEventListener("change", (e) => {
+    settings.premoves = e.target.checked; saveSettings();
+    if (!settings.premoves) { app.premove = null; board.setPremove(null); render(); }
+  });
+  $("board").addEventListener("contextmenu", (e) => {
+    if (!app.premove && board.preSelected === null) return;
+    e.preventDefault();            // a right click drops the premove
+    app.premove = null;
+    board.setPremove(null);
   });
   $("opt-confirm").checked = settings.confirmMoves;
   $("opt-confirm").addEventListener("change", (e) => {

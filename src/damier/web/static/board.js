@@ -11,6 +11,10 @@
  * must pick (the board draws both paths; call choosePath(move) or cancelChoice());
  * onSquare(square) -- editor mode: a square was clicked.
  *
+ * Premoves: setPremoveMode("w" | "b" | null) lets the player pick a move of that colour
+ * while it is not their turn (a piece, then a square: onPremove({from, to}); a click
+ * elsewhere, or on the piece again, calls onPremove(null)); setPremove(premove) shows it.
+ *
  * setArrows([{path, kind}]) draws hint arrows over the pieces (a game report's better
  * move; kind "analysis" for the live analysis' lines); setArrows([]) removes them.
  */
@@ -70,6 +74,7 @@
       this.options = Object.assign({
         size: 10, flipped: false, animate: true, showNumbers: true, editor: false,
         onMove: () => {}, onIllegal: () => {}, onChoosePath: () => {}, onSquare: () => {},
+        onPremove: () => {},
       }, options || {});
       this.size = this.options.size;
       this.topLeftDark = Boolean(this.options.topLeftDark);
@@ -81,6 +86,9 @@
       this.selected = null;
       this.lastMove = null;
       this.choice = null;
+      this.premoveColor = null;
+      this.premove = null;
+      this.preSelected = null;
       this.drag = null;
       this.animations = [];
       this.arrows = [];
@@ -246,7 +254,9 @@
     _drawMarks() {
       const marks = this.layers.marks, hints = this.layers.hints, paths = this.layers.paths;
       this._clear(marks); this._clear(hints); this._clear(paths);
-      for (const rect of this.squareEls.values()) rect.classList.remove("last", "selected");
+      for (const rect of this.squareEls.values()) {
+        rect.classList.remove("last", "selected", "premove");
+      }
       if (this.lastMove && !this.options.editor) {
         for (const s of [this.lastMove.from, this.lastMove.to]) {
           const rect = this.squareEls.get(s);
@@ -256,6 +266,16 @@
           el("polyline", { points: this._pathPoints(this.lastMove.path), class: "last-path",
             "marker-end": "url(#dm-arrow)" }, paths);
         }
+      }
+      if (this.premove && !this.options.editor) {
+        for (const s of [this.premove.from, this.premove.to]) {
+          const rect = this.squareEls.get(s);
+          if (rect) rect.classList.add("premove");
+        }
+      }
+      if (this.preSelected !== null) {
+        const rect = this.squareEls.get(this.preSelected);
+        if (rect) rect.classList.add("premove");
       }
       if (!this.interactive || this.choice) return;
       const mustCapture = this.legal.length > 0 && this.legal.every((m) => m.captures.length);
@@ -455,6 +475,39 @@
 
     /* -- input -------------------------------------------------------------------------------- */
 
+    /* colour: "w" or "b", the player's, while it is the other side's turn; null: off. */
+    setPremoveMode(colour) {
+      if (colour === this.premoveColor) return;
+      this.premoveColor = colour || null;
+      this.preSelected = null;
+      this._drawMarks();
+    }
+
+    setPremove(premove) {
+      this.premove = premove || null;
+      this.preSelected = null;
+      this._drawMarks();
+    }
+
+    _premoveClick(square) {
+      const piece = this.pieces.get(square);
+      const own = piece !== undefined && piece.toLowerCase() === this.premoveColor;
+      if (this.preSelected === null || square === this.preSelected) {
+        const had = this.premove !== null || this.preSelected !== null;
+        this.preSelected = own && square !== this.preSelected ? square : null;
+        this.premove = null;
+        this._drawMarks();
+        if (had) this.options.onPremove(null);
+        return;
+      }
+      if (own) { this.preSelected = square; this._drawMarks(); return; }
+      const premove = { from: this.preSelected, to: square };
+      this.preSelected = null;
+      this.premove = premove;
+      this._drawMarks();
+      this.options.onPremove(premove);
+    }
+
     _ownMovable(square) {
       return this.legal.some((m) => m.from === square);
     }
@@ -495,6 +548,10 @@
         }
         this.cancelChoice();
         this.options.onChoosePath(null);
+        return;
+      }
+      if (!this.interactive && this.premoveColor && square !== null) {
+        this._premoveClick(square);
         return;
       }
       if (!this.interactive || square === null) return;
