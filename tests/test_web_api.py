@@ -724,7 +724,7 @@ def test_report_marks_a_blunder(tmp_path):
         cookies = dict(client.cookies)
     # stored: a new server finds it, in its own table of the database
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         row = con.execute("SELECT moves FROM reports WHERE game_id = ?", (gid,)).fetchone()
         assert json.loads(row[0]) == BLUNDER_GAME
     with TestClient(create_app(db, movetime=0.05, allowed_hosts=["testserver"]),

@@ -154,7 +154,7 @@ def test_a_version_5_database_gets_versions_and_its_games_play_on(tmp_path):
     assert store.get("v5").version == 1 and store.get("v5").moves == ["32-28", "19-23"]
     store.close()
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
 
 
 # -- B: a change the store cannot write is not kept in memory -----------------------------------
@@ -211,7 +211,7 @@ def _invited(store: GameStore) -> GameSession:
 
 def _offered(store: GameStore) -> GameSession:
     session = _played(store, "32-28", "19-23")
-    assert not session.offer_draw("white")      # waits for black (not stored)
+    assert not session.offer_draw("white")      # waits for black (stored with the game)
     return session
 
 
@@ -365,7 +365,7 @@ def _bad_paths(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "a directory": (tmp_path, "unable to open database file"),
         "not a database": (not_db, "file is not a database"),
         "under a file": (not_db / "x.sqlite3", f"{not_db} is not a folder"),
-        "newer": (newer, "written by a newer damier (schema 99, this one knows 7)"),
+        "newer": (newer, "written by a newer damier (schema 99, this one knows 8)"),
     }
 
 

@@ -866,19 +866,23 @@ cdef inline void make_move(Pos* p, const CMove* m) noexcept nogil:
 # Perft
 # ---------------------------------------------------------------------------
 
-cdef uint64_t perft_rec(const Geo* g, const Pos* p, int depth, CMove* buf, int* overflow) noexcept nogil:
+cdef uint64_t perft_rec(const Geo* g, const Pos* p, int depth, CMove* buf, int* overflow,
+                        int optional=0) noexcept nogil:
+    """Leaves of the legal-move tree; ``optional``: captures are optional (the English
+    huff rule: the legal moves are the captures and the ordinary moves)."""
     cdef int n, i
     cdef uint64_t total = 0
     cdef Pos q
     if depth == 1:
         if can_capture(g, p):
-            return <uint64_t>gen_captures(g, p, buf, overflow)
+            n = gen_captures(g, p, buf, overflow)
+            return <uint64_t>(n + count_quiet(g, p)) if optional else <uint64_t>n
         return <uint64_t>count_quiet(g, p)
-    n = gen_moves(g, p, buf, 0, overflow)
+    n = gen_moves(g, p, buf, optional, overflow)
     for i in range(n):
         q = p[0]
         make_move(&q, &buf[i])
-        total += perft_rec(g, &q, depth - 1, buf + MAXMOVES, overflow)
+        total += perft_rec(g, &q, depth - 1, buf + MAXMOVES, overflow, optional)
     return total
 
 
@@ -1357,7 +1361,7 @@ cdef class CoreBoard:
             raise MemoryError()
         try:
             with nogil:
-                n = perft_rec(self._g, &self._pos, depth, buf, &overflow)
+                n = perft_rec(self._g, &self._pos, depth, buf, &overflow, self._captures_optional)
         finally:
             free(buf)
         if overflow:
@@ -1381,7 +1385,7 @@ cdef class CoreBoard:
             raise MemoryError()
         result = []
         try:
-            n = gen_moves(self._g, &self._pos, buf, 0, &overflow)
+            n = gen_moves(self._g, &self._pos, buf, self._captures_optional, &overflow)
             for i in range(n):
                 q = self._pos
                 make_move(&q, &buf[i])
@@ -1389,7 +1393,8 @@ cdef class CoreBoard:
                     cnt = 1
                 else:
                     with nogil:
-                        cnt = perft_rec(self._g, &q, depth - 1, buf + MAXMOVES, &overflow)
+                        cnt = perft_rec(self._g, &q, depth - 1, buf + MAXMOVES, &overflow,
+                                        self._captures_optional)
                 result.append((_move_from_c(self._g, &buf[i]), cnt))
                 PyErr_CheckSignals()
         finally:

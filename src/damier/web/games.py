@@ -26,7 +26,7 @@ from damier.web.context import (allow, api, client_of, game_id, games_of, local,
                                 no_takebacks, ok, player, viewer, with_viewer)
 from damier.web.live import (CHAT_LENGTH, REPORT_MAX_DEPTH, REPORT_MAX_MOVETIME,
                              REPORT_MIN_MOVETIME, LiveGame)
-from damier.web.storage import GameDeletedError
+from damier.web.storage import GameDeletedError, StorageError
 from damier.web.parsing import (IMPORT_LIMIT, JSON_LIMIT, MOVE_TEXT_LIMIT, ascii_int, get_int,
                                 get_seconds, get_str, move_spec, read_body, read_json)
 
@@ -162,8 +162,7 @@ async def play_move(request: Request) -> Response:
         if live.session.check_flag():
             live_games.changed(live)
             raise ApiError(409, "the game is over: time is up", kind="game_over")
-        played = live.session.play(spec)
-        live.takeback_offer = None    # the position changed: a pending request lapses
+        played = live.session.play(spec)   # a pending take-back request lapses with it
         live.session.start_clock()
         live.stop_engines()
         await live_games.warm_tree(live)
@@ -363,11 +362,11 @@ async def rematch(request: Request) -> Response:
                                "play a rematch with", kind="no_rematch")
             me = _my_seat(v, "ask for a rematch")
             if decline:
-                live.rematch_offer = None
+                session.set_rematch_offer(None)
                 state = live_games.changed(live, rematch={"declined_by": me})
                 return ok({"rematch": None, "game": with_viewer(state, v, live)})
             if live.rematch_offer != _other(me):
-                live.rematch_offer = me
+                session.set_rematch_offer(me)
                 state = live_games.changed(live, rematch={"offered_by": me})
                 return ok({"rematch": None, "offered": True,
                            "game": with_viewer(state, v, live)})
@@ -386,8 +385,15 @@ async def rematch(request: Request) -> Response:
                                  level=rec.level, fen=rec.start_fen, white=rec.black,
                                  black=rec.white, owner=rec.owner or v.player, clock=clock,
                                  seats=seats)
+        try:
+            live_games.set_rematch(live, new.id)    # stored with the old game
+        except ApiError:   # not stored (the old game changed or went): no rematch either
+            try:
+                live_games.store.delete(new.id)
+            except StorageError as err:
+                log.warning("rematch %s of game %s left stored: %s", new.id, rec.id, err)
+            raise
         new_live = live_games.add(new)
-        live_games.set_rematch(live, new.id)
         new_state = live_games.changed(new_live)
         live_games.changed(live)
         live.broadcast({"type": "rematch", "game": new.id})
@@ -428,19 +434,21 @@ async def takeback(request: Request) -> Response:
             if not _plies_back(live, me):
                 raise ApiError(409, "you have not moved yet: there is nothing to take back",
                                kind="nothing_to_take_back")
-            live.takeback_offer = me
+            session.set_takeback_offer(me)
             state = live_games.changed(live, takeback={"offered_by": me})
             return ok({"taken_back": 0, "offered": True, "game": with_viewer(state, v, live)})
         if live.takeback_offer != _other(me):
             raise ApiError(409, "your opponent has not asked to take a move back",
                            kind="no_takeback_request")
-        live.takeback_offer = None
         if answer == "decline":
+            session.set_takeback_offer(None)
             state = live_games.changed(live, takeback={"declined_by": me})
             return ok({"taken_back": 0, "game": with_viewer(state, v, live)})
         live.stop_engines()
         back = _plies_back(live, _other(me))
-        taken = session.undo(back) if back else 0
+        taken = session.undo(back) if back else 0   # the request goes in the same write
+        if not taken:
+            session.set_takeback_offer(None)
         await live_games.warm_tree(live)
         state = live_games.changed(live, takeback={"accepted_by": me, "plies": taken})
     return ok({"taken_back": taken, "game": with_viewer(state, v, live)})

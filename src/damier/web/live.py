@@ -84,8 +84,6 @@ one is sent by ``GET /api/games/{id}/tree`` only (the state says its ``tree_key`
 a move does not send megabytes to every page watching."""
 MAX_REPORTS = 2
 """Game reports running at once on the server (each holds a worker thread)."""
-MAX_REMATCHES = 10_000
-"""Rematch links (old game, new game) kept in memory."""
 CHAT_HISTORY = 100
 """Chat messages a game keeps (the oldest go first)."""
 CHAT_LENGTH = 300
@@ -187,14 +185,25 @@ class LiveGame:
         self._report_info: dict[str, Any] | None | bool = False  # False: not read yet
         self.flag_timer: asyncio.TimerHandle | None = None
         self._tree_json: tuple[str, bytes] | None = None
-        # between two people: pending offers (kept in memory only, as draw offers are)
-        self.rematch_offer: str | None = None
-        """The colour whose player offers a rematch (the opponent may accept it)."""
-        self.rematch_game: str | None = None
-        """The id of the rematch, once it was made."""
-        self.takeback_offer: str | None = None
-        """The colour whose player asks to take their last move back (a move cancels it)."""
         self._chat: list[dict[str, Any]] | None = None   # None: not read yet
+
+    # between two people: the pending offers, stored with the game (they outlive the
+    # server); the draw offer is the game's (:attr:`damier.game.Game.draw_offer`)
+
+    @property
+    def rematch_offer(self) -> str | None:
+        """The colour whose player offers a rematch (the opponent may accept it)."""
+        return self.session.record.offers.rematch
+
+    @property
+    def rematch_game(self) -> str | None:
+        """The id of the rematch, once it was made."""
+        return self.session.record.offers.rematch_game
+
+    @property
+    def takeback_offer(self) -> str | None:
+        """The colour whose player asks to take their last move back (a move cancels it)."""
+        return self.session.record.offers.takeback
 
     @property
     def thinking(self) -> bool:
@@ -389,9 +398,6 @@ class LiveGames:
         self.sockets = 0
         self.player_sockets: collections.Counter[str] = collections.Counter()
         self.chat_limit = RateLimit(per_minute=CHAT_PER_MINUTE, burst=CHAT_BURST)
-        self.rematches: collections.OrderedDict[str, str] = collections.OrderedDict()
-        """The rematch of each game that had one (the latest :data:`MAX_REMATCHES`, in
-        memory: a game that leaves memory and comes back still knows it)."""
 
     def check_new_game(self, client: Client, *, local: bool, autoplay: bool = False) -> None:
         """Refuses (429) a new game beyond the client's limits: :data:`GAMES_PER_MINUTE`
@@ -425,8 +431,8 @@ class LiveGames:
         if live is None:
             if len(game_id) > 64:
                 raise ApiError(404, "no game with that id")
+            # the stored game, its pending offers included (they outlive the server)
             live = LiveGame(GameSession.load(self.store, game_id))
-            live.rematch_game = self.rematches.get(game_id)
             self.games[game_id] = live
             self._evict()
             try:
@@ -438,12 +444,9 @@ class LiveGames:
         return live
 
     def set_rematch(self, live: LiveGame, rematch: str) -> None:
-        """Records ``rematch`` as the id of the rematch of ``live``'s game."""
-        live.rematch_game = rematch
-        live.rematch_offer = None
-        self.rematches[live.session.id] = rematch
-        while len(self.rematches) > MAX_REMATCHES:
-            self.rematches.popitem(last=False)
+        """Stores ``rematch`` as the id of the rematch of ``live``'s game (its offer
+        goes); raises :class:`ApiError` when that cannot be stored."""
+        live.session.set_rematch(rematch)
 
     def add(self, session: GameSession) -> LiveGame:
         live = LiveGame(session)

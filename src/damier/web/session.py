@@ -59,8 +59,8 @@ from damier.moves import capture_rule, parse_move_spec
 from damier.notation import move_text
 from damier.piece import BLACK, WHITE
 from damier.variants import VARIANTS, Variant, get_variant
-from damier.web.storage import (GameDeletedError, GameStore, StaleGameError, StorageError,
-                                StoredGame)
+from damier.web.storage import (GameDeletedError, GameStore, Offers, StaleGameError,
+                                StorageError, StoredGame)
 
 __all__ = ["ApiError", "GameSession", "PlayedMove", "HUMAN_CHOICES", "variant_info",
            "move_info", "capture_explanation", "import_pdn", "check_text", "storage_error",
@@ -188,8 +188,9 @@ class PlayedMove:
 _RESULTS = {"1-0": WHITE, "0-1": BLACK, "1/2-1/2": None}
 
 _GAME_FIELDS = ("moves", "redo", "clock_state", "result", "termination", "termination_text",
-                "winner")
-"""The record's fields that a move (undo, redo, resignation, clocks...) changes: one write."""
+                "winner", "offers")
+"""The record's fields that a move (undo, redo, resignation, clocks...) changes: one write
+(the offers too: a move declines a draw and lets a take-back request lapse)."""
 
 _SEAT_FIELDS = ("invite", "white_player", "black_player")
 
@@ -217,9 +218,13 @@ class GameSession:
 
     @staticmethod
     def _game_of(record: StoredGame) -> Game:
-        game = Game.from_dict(dataclasses.asdict(record), now=CLOCK_SOURCE)
+        data = dataclasses.asdict(record)
+        data["draw_offer"] = record.offers.draw     # a pending offer outlives the server
+        game = Game.from_dict(data, now=CLOCK_SOURCE)
         if game.redo_texts() != record.redo:    # moves that no longer read are dropped
             record.redo = game.redo_texts()
+        if game.draw_offer is not None and game.is_over():
+            game.draw_offer = None              # an offer stored with an ended game lapsed
         return game
 
     # -- changes: all or nothing -------------------------------------------------------------
@@ -464,11 +469,28 @@ class GameSession:
                 raise
             return
         rec = self.record
-        rec.moves = self.game.move_texts()
+        if self.game.is_over():
+            self.game.draw_offer = None   # e.g. the offerer's own move ended the game
+        moves = self.game.move_texts()
+        rec.offers = self._offers_after(moved=moves != rec.moves)
+        rec.moves = moves
         rec.redo = self.game.redo_texts()
         rec.clock_state = self.game.clock_state()
         self._set_result()
         self.store.update(rec, *_GAME_FIELDS)
+
+    def _offers_after(self, *, moved: bool) -> Offers:
+        """The pending offers after a change of the game (``moved``: its moves changed):
+        the game's draw offer (a move by the opponent declines it, undo and the game's
+        end clear it); a take-back request lapses with a move (and is answered by the
+        undo that grants it) and with the game's end; a rematch offer stands only while
+        the game is over; the rematch made stays."""
+        game, old = self.game, self.record.offers
+        over = game.is_over()
+        return Offers(draw=None if game.draw_offer is None else color_name(game.draw_offer),
+                      takeback=None if moved or over else old.takeback,
+                      rematch=old.rematch if over else None,
+                      rematch_game=old.rematch_game)
 
     def _game_over(self, suffix: str = "") -> ApiError:
         out = self.outcome()
@@ -592,18 +614,45 @@ class GameSession:
 
     def offer_draw(self, color: str) -> bool:
         """``color`` (``white`` or ``black``) offers a draw in a game between two people:
-        True when that accepts the opponent's offer (the game ends drawn, and is stored),
-        False when the offer waits for the opponent (a move declines it; pending offers
-        are not stored). Raises 409 when no draw may be offered now."""
+        True when that accepts the opponent's offer (the game ends drawn), False when the
+        offer waits for the opponent (a move declines it). Either way it is stored (a
+        pending offer outlives a restart of the server). Raises 409 when no draw may be
+        offered now."""
         with self._change():
             self.check_can_move(by_engine=True)
             try:
                 accepted = self.game.offer_draw(WHITE if color == "white" else BLACK)
             except ValueError as err:
                 raise ApiError(409, str(err)) from None
-            if accepted:
+            if accepted or self.record.offers.draw != color:
                 self._save()
         return accepted
+
+    # -- take-back and rematch offers between two people -------------------------------------
+
+    def _store_offers(self, offers: Offers) -> None:
+        """Stores ``offers`` as the game's pending offers (one write, over the version this
+        session read: see :meth:`_change`); nothing when they are unchanged."""
+        if offers == self.record.offers:
+            return
+        with self._change():
+            self.record.offers = offers
+            self.store.update(self.record, "offers")
+
+    def set_takeback_offer(self, color: str | None) -> None:
+        """Stores that ``color`` asks to take its last move back (None: no request, e.g.
+        declined; granted, the undo clears it in the same write)."""
+        self._store_offers(dataclasses.replace(self.record.offers, takeback=color))
+
+    def set_rematch_offer(self, color: str | None) -> None:
+        """Stores that ``color`` offers a rematch of the finished game (None: no offer,
+        withdrawn or declined)."""
+        self._store_offers(dataclasses.replace(self.record.offers, rematch=color))
+
+    def set_rematch(self, game_id: str) -> None:
+        """Stores ``game_id`` as the rematch of this game (the offer, answered, goes)."""
+        self._store_offers(dataclasses.replace(self.record.offers, rematch=None,
+                                               rematch_game=game_id))
 
     # -- clocks ------------------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ damier.web.storage.StaleGameError: game ... was changed by another writer since 
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import sqlite3
 import threading
@@ -53,16 +54,19 @@ from typing import Any, Sequence
 from damier.pdn import result_for_variant
 from damier.variants import get_variant
 
-__all__ = ["StoredGame", "GameStore", "SCHEMA_VERSION", "StorageError", "StaleGameError",
-           "GameDeletedError"]
+__all__ = ["StoredGame", "Offers", "GameStore", "SCHEMA_VERSION", "StorageError",
+           "StaleGameError", "GameDeletedError"]
 
-SCHEMA_VERSION = 7
+log = logging.getLogger("damier.web")
+
+SCHEMA_VERSION = 8
 """1: the games table; 2: the reports table (game reports); 3: who owns a game and who
 holds its seats (``owner``, ``white_player``, ``black_player``); 4: the clocks of a timed
 game (``clock_initial``, ``clock_increment``, ``clock_state``; NULL for untimed games);
 5: the invitation to a game's open seat (``invite``: the secret of the friend's link);
 6: the write version of each game (``version``, 0 for the games stored before); 7: the
-chats table (the players' messages in games between two people)."""
+chats table (the players' messages in games between two people); 8: the pending offers
+between the two players of a game (``offers``: :class:`Offers` as JSON, NULL for none)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -127,13 +131,18 @@ CREATE TABLE IF NOT EXISTS chats (
 );
 """
 
-_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS, 5: _INVITES, 6: _VERSIONS, 7: _CHATS}
+_OFFERS = """
+ALTER TABLE games ADD COLUMN offers TEXT;
+"""
+
+_MIGRATIONS = {2: _REPORTS, 3: _PLAYERS, 4: _CLOCKS, 5: _INVITES, 6: _VERSIONS, 7: _CHATS,
+               8: _OFFERS}
 """The statements that bring a database of schema ``version - 1`` to ``version``."""
 
 _COLUMNS = ("id", "variant", "start_fen", "moves", "redo", "white", "black", "human", "level",
             "result", "termination", "termination_text", "winner", "headers", "pdn",
             "created_at", "updated_at", "owner", "white_player", "black_player",
-            "clock_initial", "clock_increment", "clock_state", "invite", "version")
+            "clock_initial", "clock_increment", "clock_state", "invite", "version", "offers")
 
 _FIXED = ("id", "created_at", "updated_at", "version")
 """The columns that :meth:`GameStore.update` does not take (the store sets them)."""
@@ -196,6 +205,71 @@ def _reason(err: BaseException) -> tuple[str, bool]:
     return text, full
 
 
+_COLORS = ("white", "black")
+_OFFER_KINDS = ("draw", "takeback", "rematch")
+_GAME_ID_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz"
+                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ_-")
+
+
+@dataclass(frozen=True)
+class Offers:
+    """The pending offers between the two players of a game, stored with it so that they
+    outlive the server: ``draw`` (the colour offering a draw), ``takeback`` (the colour
+    asking to take its last move back), ``rematch`` (the colour offering a rematch), each
+    None when nobody offers; and ``rematch_game``, the id of the rematch once it was made.
+    Frozen: a change is a new object (a session's copy of its record, kept to undo a
+    change that could not be stored, never shares a changed one).
+
+    >>> Offers(draw="white").to_json()
+    '{"draw":"white"}'
+    >>> Offers.from_json('{"takeback":"black","rematch":null}')
+    Offers(draw=None, takeback='black', rematch=None, rematch_game=None)
+    >>> Offers().to_json() is None
+    True
+    """
+
+    draw: str | None = None
+    takeback: str | None = None
+    rematch: str | None = None
+    rematch_game: str | None = None
+
+    def to_json(self) -> str | None:
+        """The offers as stored: a JSON object of the fields that are set (None: none)."""
+        data = {name: value for name, value in (
+            ("draw", self.draw), ("takeback", self.takeback), ("rematch", self.rematch),
+            ("rematch_game", self.rematch_game)) if value is not None}
+        return json.dumps(data, separators=(",", ":")) if data else None
+
+    @classmethod
+    def from_json(cls, text: str | None, game_id: str = "?") -> "Offers":
+        """The offers stored as ``text`` (NULL: none). A damaged value (not JSON, not an
+        object, an offer by no colour, a rematch id that no game could have) is dropped
+        with a warning in the log: the game loads without it (never an error)."""
+        if text is None:
+            return cls()
+        try:
+            data = json.loads(text)
+        except (ValueError, TypeError, RecursionError):
+            data = None
+        if not isinstance(data, dict):
+            log.warning("game %s: its stored offers are not a JSON object (%.80r): ignored",
+                        game_id, text)
+            return cls()
+        found: dict[str, str | None] = {}
+        for name, value in data.items():
+            if name in _OFFER_KINDS and (value is None or value in _COLORS):
+                found[name] = value
+            elif name == "rematch_game" and (value is None or (
+                    isinstance(value, str) and 0 < len(value) <= 64
+                    and set(value) <= _GAME_ID_CHARS)):
+                found[name] = value
+            else:
+                log.warning("game %s: stored offer %.40r = %.80r is not valid: ignored",
+                            game_id, name, value)
+        return cls(draw=found.get("draw"), takeback=found.get("takeback"),
+                   rematch=found.get("rematch"), rematch_game=found.get("rematch_game"))
+
+
 @dataclass
 class StoredGame:
     """One stored game.
@@ -212,7 +286,8 @@ class StoredGame:
     the players holding the seats (None: the engine's seat, or nobody's yet).
     Games stored before seats existed have no owner. ``clock_initial`` and
     ``clock_increment`` are a timed game's seconds (None: no clocks), and ``clock_state``
-    the clocks' state (:meth:`damier.game.Game.clock_state`).
+    the clocks' state (:meth:`damier.game.Game.clock_state`). ``offers`` are the pending
+    offers between two players (:class:`Offers`).
     """
 
     id: str
@@ -243,6 +318,8 @@ class StoredGame:
     version: int = 0
     """The stored game's write version when this copy was read or last written (see
     :meth:`GameStore.update`)."""
+    offers: Offers = field(default_factory=Offers)
+    """The pending draw, take-back and rematch offers (replaced, never changed in place)."""
 
     def seat(self, color: str) -> str | None:
         """The player holding the seat of ``color`` (``white`` or ``black``)."""
@@ -538,7 +615,7 @@ class GameStore:
                 record.owner, record.white_player, record.black_player,
                 record.clock_initial, record.clock_increment,
                 None if record.clock_state is None else json.dumps(record.clock_state),
-                record.invite, record.version)
+                record.invite, record.version, record.offers.to_json())
 
     # -- reading ------------------------------------------------------------------
 
@@ -599,4 +676,5 @@ class GameStore:
                           clock_increment=row["clock_increment"],
                           clock_state=(json.loads(row["clock_state"])
                                        if row["clock_state"] is not None else None),
-                          invite=row["invite"], version=int(row["version"]))
+                          invite=row["invite"], version=int(row["version"]),
+                          offers=Offers.from_json(row["offers"], row["id"]))
