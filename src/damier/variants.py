@@ -632,7 +632,7 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
         ),
         pdn_results=("1-0", "1/2-1/2", "0-1"),
         hub_name="turkish",
-        eval_weights_file=None,
+        eval_weights_file="eval_turkish.bin",
         openings_file=None,
         puzzles_file=None,
         book_file=None,
