@@ -41,14 +41,28 @@ The rules it implements, per variant:
 * Killer (International rules and one more, its inventor's): a king's capture whose
   last piece taken is a king ends on the first square beyond that king
   (:attr:`~damier.variants.Variant.killer_rule`).
+* Turkish (8x8, every square used: :attr:`~damier.variants.Variant.all_squares`;
+  Wikipedia's "Turkish draughts"): pieces go along rows and files, never
+  diagonally. Men move one square forward or sideways, never backwards, and
+  capture the same three ways, jumping the adjacent piece to the square just
+  beyond; kings move along rows and files at any distance and capture along
+  them at any distance, landing on any free square beyond the piece taken.
+  Captured pieces leave the board one by one as they are jumped
+  (:attr:`~damier.variants.Variant.captures_removed_at_once`): the capturing
+  piece may cross their squares again later in the same move, and no piece can
+  be jumped twice; between two captures of one move the piece may not turn
+  back (a 180-degree turn). The sequence taking the most pieces must be played
+  (a king counts as one piece). A man reaching the far row during a capture
+  goes on capturing as a man (sideways, along that row) and is crowned when
+  the move ends there.
 
 In every variant a capture sequence must be completed: it stops only when the
 piece can capture no further. When a flying king may land on several squares
 beyond a captured piece and from some of them it can capture further, it must
-land on one of those. Captured pieces leave the board only when the move is
-complete: until then they block, and cannot be jumped twice. The moving
-piece's start square counts as empty during its own capture, and an empty
-square may be crossed or visited more than once.
+land on one of those. Except in Turkish, captured pieces leave the board only
+when the move is complete: until then they block, and cannot be jumped twice.
+The moving piece's start square counts as empty during its own capture, and an
+empty square may be crossed or visited more than once.
 
 Moves with the same start square, end square and set of captured pieces are
 one move (the first path found is kept).
@@ -75,6 +89,19 @@ on 30) and the one on 18 along the file (landing on 8):
 >>> pos = Position.from_fen("W:W28:B29", "frisian")
 >>> [notation(m, pos.legal_moves()) for m in pos.legal_moves()]
 ['28x30']
+
+In Turkish (squares 1-64 row by row, 1 = a8 in the top left) White's man on 36
+(d4) steps up to 28 or sideways to 35 and 37; the king on 57 (a1) takes the man
+on 41 (a3) and lands on 33, 25, 17, 9 or 1:
+
+>>> pos = Position.from_fen("W:W36:B1", "turkish")
+>>> sorted(notation(m, pos.legal_moves()) for m in pos.legal_moves())
+['36-28', '36-35', '36-37']
+>>> pos = Position.from_fen("W:WK57:B41", "turkish")
+>>> sorted((m.to_square for m in pos.legal_moves()))
+[1, 9, 17, 25, 33]
+>>> perft(Position.initial("turkish"), 2)
+64
 """
 
 from __future__ import annotations
@@ -93,6 +120,12 @@ DIRECTIONS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
 # The four orthogonal directions along the dark squares (Frisian captures): the next
 # dark square of a row is two columns away, the next one of a file two rows away.
 ORTHOGONAL_DIRECTIONS = ((-2, 0), (2, 0), (0, -2), (0, 2))
+
+# The four directions along rows and files on a board of every square (Turkish): the
+# next square is one row or one column away.
+ROOK_DIRECTIONS = ((-1, 0), (0, -1), (0, 1), (1, 0))
+
+Direction = tuple[int, int]
 
 KingRun = tuple[int, int]
 """One side's king run: ``(square, count)``, the king that made that side's last
@@ -277,6 +310,32 @@ class Position:
     def _is_enemy(self, symbol: str, white: bool) -> bool:
         return _is_white(symbol) != white
 
+    def _move_directions(self, king: bool, white: bool) -> tuple[Direction, ...]:
+        """The directions in which a piece moves without capturing: diagonally, forward
+        only for men; on a board of every square (Turkish) along rows and files, men
+        forward and sideways (never backwards)."""
+        forward = self._forward(white)
+        if self.variant.all_squares:
+            return tuple(d for d in ROOK_DIRECTIONS if king or d[0] != -forward)
+        return tuple(d for d in DIRECTIONS if king or d[0] == forward)
+
+    def _capture_directions(self, king: bool, white: bool) -> tuple[Direction, ...]:
+        """The directions in which a piece captures: diagonally (and, in Frisian, along
+        rows and files of dark squares); on a board of every square (Turkish) along rows
+        and files only. Men that may not capture backwards keep to the others."""
+        forward = self._forward(white)
+        if self.variant.all_squares:
+            directions: tuple[Direction, ...] = ROOK_DIRECTIONS
+        else:
+            directions = DIRECTIONS
+            if self.variant.orthogonal_captures:
+                directions += ORTHOGONAL_DIRECTIONS  # Frisian: along rows and files too
+        if king or self.variant.men_capture_backwards:
+            return directions
+        if self.variant.all_squares:
+            return tuple(d for d in directions if d[0] != -forward)  # forward and sideways
+        return tuple(d for d in directions if d[0] == forward)  # English men: forward only
+
     # ---------------------------------------------------------- plain moves
 
     def _stopped_king(self) -> int | None:
@@ -309,9 +368,7 @@ class Position:
             if _is_white(symbol) != white or square == stopped:
                 continue
             king = _is_king(symbol)
-            for direction in DIRECTIONS:
-                if not king and direction[0] != self._forward(white):
-                    continue  # men move forward only
+            for direction in self._move_directions(king, white):
                 for target in _ray(self.variant, square, direction):
                     if target in self.pieces:
                         break
@@ -330,23 +387,25 @@ class Position:
         white: bool,
         king: bool,
         captured: tuple[int, ...],
-    ) -> list[tuple[int, list[int]]]:
+        came: Direction | None = None,
+    ) -> list[tuple[Direction, int, list[int]]]:
         """The single jumps available to a piece standing on ``square``.
 
         ``board`` is the position without the moving piece, with the pieces
-        captured so far still on it (they block). Returns, for each jump, the
-        square of the piece jumped and the list of squares it may land on
-        (nearest first; always one square for men and short kings).
+        captured so far still on it (they block), or, where captured pieces
+        leave at once (Turkish), without them. ``came`` is the direction of the
+        jump that brought the piece here, if any: where captured pieces leave at
+        once, the piece may not turn back along it (a 180-degree turn). Returns,
+        for each jump, its direction, the square of the piece jumped and the
+        list of squares it may land on (nearest first; always one square for
+        men and short kings).
         """
         flying = king and self.variant.flying_kings
-        directions: tuple[tuple[int, int], ...] = DIRECTIONS
-        if self.variant.orthogonal_captures:
-            directions += ORTHOGONAL_DIRECTIONS  # Frisian: along rows and files too
         jumps = []
-        for direction in directions:
-            if (not king and not self.variant.men_capture_backwards
-                    and direction[0] * self._forward(white) <= 0):
-                continue  # English men capture forward only
+        for direction in self._capture_directions(king, white):
+            if (came is not None and self.variant.captures_removed_at_once
+                    and direction == (-came[0], -came[1])):
+                continue  # Turkish: no 180-degree turn between two captures
             ray = _ray(self.variant, square, direction)
             i = 0
             if flying:
@@ -368,7 +427,7 @@ class Position:
                 if not flying:
                     break
             if landings:
-                jumps.append((victim, landings))
+                jumps.append((direction, victim, landings))
         return jumps
 
     def _capture_sequences(self, start: int) -> list[OracleMove]:
@@ -379,10 +438,16 @@ class Position:
         del board[start]  # the start square counts as empty during the capture
         results: list[OracleMove] = []
 
+        removed_at_once = self.variant.captures_removed_at_once
+
         def extend(square: int, king: bool, captured: tuple[int, ...],
-                   path: tuple[int, ...]) -> None:
-            for victim, landings in self._jumps(board, square, white, king, captured):
+                   path: tuple[int, ...], came: Direction | None) -> None:
+            for direction, victim, landings in self._jumps(board, square, white, king,
+                                                           captured, came):
                 now_captured = captured + (victim,)
+                victim_symbol = board[victim]
+                if removed_at_once:
+                    del board[victim]  # Turkish: the piece leaves as it is jumped
                 # For each landing square: the piece's state there and whether
                 # it can (and so must) capture further from it.
                 options = []
@@ -395,7 +460,7 @@ class Position:
                         elif self.variant.crowning_ends_capture:
                             stops = True  # English: crowned, and the move ends here
                     can_continue = not stops and bool(
-                        self._jumps(board, landing, white, now_king, now_captured)
+                        self._jumps(board, landing, white, now_king, now_captured, direction)
                     )
                     options.append((landing, now_king, can_continue))
                 # A piece that can capture further must do so: when some landing
@@ -403,9 +468,10 @@ class Position:
                 if any(can_continue for _, _, can_continue in options):
                     for landing, now_king, can_continue in options:
                         if can_continue:
-                            extend(landing, now_king, now_captured, path + (landing,))
+                            extend(landing, now_king, now_captured, path + (landing,),
+                                   direction)
                 else:
-                    if king and self.variant.killer_rule and _is_king(board[victim]):
+                    if king and self.variant.killer_rule and _is_king(victim_symbol):
                         # Killer: a king's capture whose last piece taken is a king ends
                         # on the first square beyond it
                         options = options[:1]
@@ -415,8 +481,10 @@ class Position:
                         results.append(
                             OracleMove(start, landing, now_captured, path + (landing,), promotes)
                         )
+                if removed_at_once:
+                    board[victim] = victim_symbol  # back for the other branches
 
-        extend(start, was_king, (), (start,))
+        extend(start, was_king, (), (start,), None)
         return results
 
     def _capture_moves(self) -> list[OracleMove]:

@@ -234,8 +234,8 @@ class Variant:
     """Every square of the board is used and pieces go along rows and files only (Turkish
     draughts): men move and capture one square forward or sideways, never backwards, and
     kings move and capture along rows and files at any distance. Squares are numbered 1
-    to 64 row by row from the top left as White sees the board (algebraic names, ``a1``
-    White's left corner, are read too). 8 x 8 only."""
+    to 64 row by row from the top left as White sees the board (moves may also be typed
+    with algebraic names, ``a1`` being White's left corner). 8 x 8 only."""
 
     captures_removed_at_once: bool = False
     """A captured piece leaves the board as it is jumped (Turkish), so the capturing piece
