@@ -370,7 +370,8 @@ def test_premoves_between_two_browsers(browser, server, page, shots):  # noqa: F
         assert page.get_attribute("#board", "data-interactive") == "false"
         click_square(page, 37)
         click_square(page, 32)
-        marked = page.eval_on_selector_all("#board rect.premove", "els => els.map(e => e.dataset.square)")
+        marked = page.eval_on_selector_all("#board rect.premove",
+                                           "els => els.map(e => e.dataset.square)")
         assert sorted(marked) == ["32", "37"]
         page.screenshot(path=str(shots / "web-premove.png"))
         click_square(bob, 17)

@@ -34,6 +34,7 @@ Routes (every error is JSON ``{"error": "...", "status": N, ...}``):
 ``DELETE /api/games/{id}/analysis``         stops a running report and forgets the stored one
 ``POST /api/import``                        PDN text (JSON ``{"pdn": ...}`` or a raw upload)
 ``POST /api/position``                      checks a FEN: ``{"variant", "fen"}``
+``GET /api/explorer``                       the opening explorer (``variant``, ``fen``)
 ``GET /puzzles``                            the puzzle page (``static/puzzles.html``)
 ``GET /api/puzzles/next``                   a puzzle near ``rating`` (``variant``, ``seen``)
 ``POST /api/puzzles/{id}/move``             ``{"played": [...], "move"}``: right? solved? reply
@@ -73,6 +74,7 @@ from damier.web.live import (ANALYSIS_SECONDS, DEFAULT_ENGINES, DEFAULT_HASH_MB,
                              GAMES_PER_MINUTE, REPORT_DEPTH, REPORT_MAX_DEPTH,
                              REPORT_MAX_MOVETIME, REPORT_MOVETIME, LiveGames)
 from damier.web.parsing import IMPORT_LIMIT, JSON_LIMIT
+from damier.web.explorer_routes import explorer
 from damier.web.puzzle_routes import get_puzzle, next_puzzle, puzzle_hint, puzzle_move
 from damier.web.sockets import game_socket
 
@@ -112,6 +114,7 @@ ROUTES: list[BaseRoute] = [
     Route("/api/games", create_game, methods=["POST"]),
     Route("/api/import", import_games, methods=["POST"]),
     Route("/api/position", check_position, methods=["POST"]),
+    Route("/api/explorer", explorer, methods=["GET"]),
     Route("/api/games/{game_id}", get_game, methods=["GET"]),
     Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
     Route("/api/games/{game_id}/move", play_move, methods=["POST"]),

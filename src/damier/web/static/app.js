@@ -7,7 +7,8 @@
 
   // sounds are on by default for people, off for automated browsers (tests)
   const settings = Object.assign({ animate: true, numbers: true, multipv: 2, reportStrength: "normal",
-    sound: !navigator.webdriver, theme: "wood", confirmMoves: false, premoves: true },
+    sound: !navigator.webdriver, theme: "wood", confirmMoves: false, premoves: true,
+    explorer: false },
     JSON.parse(localStorage.getItem("damier.settings") || "{}"));
   const THEMES = ["wood", "green", "blue"];
 
@@ -379,7 +380,7 @@
     } else if (!sameGame) app.you = null;
     app.clockAt = performance.now();
     if (sameGame) {
-      if (game.over && !previous.over) playSound("end");
+      if (game.over && !previous.over) { playSound("end"); explorer.cache.clear(); }
       else if (game.moves.length === previous.moves.length + 1) {
         const last = game.moves[game.moves.length - 1];
         playSound(last.captures && last.captures.length ? "capture" : "move");
@@ -518,7 +519,162 @@
     showEngineInfo();
     renderReport();
     if (app.analysis.on) requestAnalysis();
+    renderExplorer();
   }
+
+  /* -- the opening explorer ------------------------------------------------------------------- */
+
+  /* The book's moves and the stored games' moves for the position at the cursor
+     (GET /api/explorer), fetched when the cursor moves (kept a while per position). */
+  const EXPLORER_KEEP_MS = 30000;
+  const explorer = { cache: new Map(), pending: null, shown: null, shownKey: null };
+  app.explorer = explorer;
+
+  function explorerKey(node) { return `${app.game.variant.name} ${node.fen}`; }
+
+  function renderExplorer() {
+    $("explorer-toggle").checked = settings.explorer;
+    $("explorer-body").hidden = !settings.explorer;
+    if (!settings.explorer) { $("explorer-status").textContent = ""; return; }
+    if (!app.game) return;
+    const node = app.tree[app.cursor];
+    const key = explorerKey(node);
+    const kept = explorer.cache.get(key);
+    if (kept && performance.now() - kept.at < EXPLORER_KEEP_MS) { showExplorer(kept.data, key); return; }
+    if (explorer.shownKey !== key) $("explorer-body").classList.add("stale");
+    if (explorer.pending === key) return;
+    explorer.pending = key;
+    $("explorer-status").textContent = "…";
+    const url = `/api/explorer?variant=${encodeURIComponent(app.game.variant.name)}` +
+      `&fen=${encodeURIComponent(node.fen)}`;
+    api("GET", url).then((res) => {
+      if (explorer.pending === key) explorer.pending = null;
+      const now = app.game && app.tree[app.cursor];
+      const current = now && explorerKey(now) === key;
+      if (!res.ok) {
+        if (current) {
+          $("explorer-status").textContent = res.data.error || "the explorer is not available";
+          $("explorer-book").tBodies[0].textContent = "";
+          $("explorer-games").tBodies[0].textContent = "";
+          explorer.shown = null;
+          explorer.shownKey = null;
+        }
+        return;
+      }
+      explorer.cache.delete(key);
+      explorer.cache.set(key, { at: performance.now(), data: res.data });
+      if (explorer.cache.size > 300) explorer.cache.delete(explorer.cache.keys().next().value);
+      if (current && settings.explorer) showExplorer(res.data, key);
+    });
+  }
+
+  function percent(part, whole) { return whole ? Math.round((100 * part) / whole) : 0; }
+
+  /* A book score (centi-men, the side to move's view) in men: "+0.12", or a forced result. */
+  function bookScore(m) {
+    if (m.mate !== null && m.mate !== undefined) return m.mate > 0 ? `win in ${m.mate}` : `loss in ${-m.mate}`;
+    return `${m.score >= 0 ? "+" : "−"}${(Math.abs(m.score) / 100).toFixed(2)}`;
+  }
+
+  function explorerButton(m, what) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "small explorer-move";
+    b.textContent = m.move;
+    b.dataset.move = m.move;
+    b.title = `${m.move} (${what}): play it, or step to it when it is the next move`;
+    b.addEventListener("click", () => explorerPlay(m));
+    return b;
+  }
+
+  function showExplorer(data, key) {
+    $("explorer-body").classList.remove("stale");
+    if (explorer.shown === data) return;
+    explorer.shown = data;
+    explorer.shownKey = key;
+    const n = data.indexed_games;
+    $("explorer-status").textContent = `${n} game${n === 1 ? "" : "s"} indexed`;
+    const book = $("explorer-book").tBodies[0];
+    book.textContent = "";
+    for (const m of data.book) {
+      const tr = book.insertRow();
+      tr.insertCell().appendChild(explorerButton(m, "book"));
+      const score = tr.insertCell();
+      score.className = "explorer-score";
+      score.textContent = bookScore(m);
+      const depth = tr.insertCell();
+      depth.className = "muted";
+      depth.textContent = String(m.depth);
+    }
+    if (!data.book.length) {
+      const cell = book.insertRow().insertCell();
+      cell.colSpan = 3;
+      cell.className = "muted";
+      cell.textContent = "No book moves for this position.";
+    }
+    const games = $("explorer-games").tBodies[0];
+    games.textContent = "";
+    for (const m of data.games) {
+      const tr = games.insertRow();
+      tr.insertCell().appendChild(explorerButton(m, `${m.games} games`));
+      const count = tr.insertCell();
+      count.className = "explorer-count";
+      count.textContent = String(m.games);
+      const decided = m.white + m.draws + m.black;
+      const parts = [["white", m.white], ["draws", m.draws], ["black", m.black]];
+      const bar = document.createElement("div");
+      bar.className = "wdb";
+      bar.setAttribute("role", "img");
+      bar.setAttribute("aria-label", `White won ${m.white}, drawn ${m.draws}, Black won ${m.black}`
+        + (decided < m.games ? `, ${m.games - decided} without a result` : ""));
+      bar.title = bar.getAttribute("aria-label");
+      for (const [kind, value] of parts) {
+        const share = percent(value, decided);
+        if (!value) continue;
+        const span = document.createElement("span");
+        span.className = `wdb-${kind}`;
+        span.style.flexGrow = String(value);
+        span.textContent = share >= 18 ? `${share}%` : "";
+        bar.appendChild(span);
+      }
+      if (!decided) bar.classList.add("empty");
+      tr.insertCell().appendChild(bar);
+    }
+    if (!data.games.length) {
+      const cell = games.insertRow().insertCell();
+      cell.colSpan = 3;
+      cell.className = "muted";
+      cell.textContent = "No stored game reached this position.";
+    }
+  }
+
+  /* A move of the explorer clicked: a step into the game's tree when it is a next move
+     there, else played from the position shown (the way a move on the board is) when
+     the board takes moves now. */
+  function explorerPlay(m) {
+    if (!app.game || explorer.shownKey !== explorerKey(app.tree[app.cursor])) return;  // not shown yet
+    const captured = (a) => (a || []).slice().sort((x, y) => x - y).join(",");
+    const same = (a) => a.from === m.from && a.to === m.to && captured(a.captures) === captured(m.captures);
+    const node = app.tree[app.cursor];
+    const next = node.children.map((c) => app.tree[c]).find(same);
+    if (next) { setCursor(next.id); return; }
+    if ($("board").dataset.interactive !== "true") {
+      showMessage(`${m.move} cannot be played here now: the board does not take your moves in this position.`, "info");
+      return;
+    }
+    const legal = currentLegal().moves.find(same);
+    if (legal) playMove(legal);
+    else showMessage(`${m.move} is not a legal move here.`);
+  }
+
+  $("explorer-toggle").checked = settings.explorer;
+  $("explorer-body").hidden = !settings.explorer;
+  $("explorer-toggle").addEventListener("change", (e) => {
+    settings.explorer = e.target.checked;
+    saveSettings();
+    explorer.shown = null;
+    renderExplorer();
+  });
 
   /* -- between two people: take-back requests, rematches, chat -------------------------------- */
 
