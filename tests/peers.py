@@ -181,10 +181,18 @@ def moves(b):
     return [[m.square_list[0] + 1, m.square_list[-1] + 1, [c + 1 for c in m.captured_list]]
             for m in b.legal_moves]
 
+def distinct(legal):
+    # One move per (from, to, set of captures), as perft counts them: py-draughts' Frisian
+    # boards (and so Frysk!) list some captures twice, by two routes.
+    seen = {}
+    for m in legal:
+        seen.setdefault((m.square_list[0], m.square_list[-1], frozenset(m.captured_list)), m)
+    return list(seen.values())
+
 def perft(b, depth):
     if depth == 0:
         return 1
-    legal = b.legal_moves
+    legal = distinct(b.legal_moves)
     if depth == 1:
         return len(legal)
     total = 0
@@ -276,7 +284,12 @@ def py_draughts_legal_moves_by_variant(
 
 def py_draughts_perfts(peer_variant: str, fens: list[str], depth: int) -> list[int]:
     """py-draughts' perft (leaf count at ``depth`` plies, through its ``legal_moves``,
-    ``push`` and ``pop``) of each of ``fens``, in one child process."""
+    ``push`` and ``pop``) of each of ``fens``, in one child process.
+
+    Each move counts once per ``(from, to, set of captured squares)``, as in
+    ``tests/data/reference/perft.txt``: py-draughts' boards drop such duplicates
+    themselves, except its Frisian board (and so Frysk!), which lists some captures
+    twice (two routes with the same ends and captured pieces)."""
     return py_draughts_perfts_by_variant({peer_variant: fens}, depth)[peer_variant]
 
 

@@ -6,13 +6,45 @@ damier) is run, never copied, in a child process by :mod:`peers` (it imports as
 own, installed on first use; without a network the tests skip).
 
 Compared, for each variant both programs play (damier's name : py-draughts'),
-International : standard, English : american, Russian, Brazilian, Antidraughts
-and Breakthrough: the set of legal moves ``(from, to, set of captured squares)``
-in the start position, in positions met in seeded random playouts from the start
-position (played by damier; kings, pending captures, both sides to move), and in
-seeded random placements with kings; perft on a few of those positions. The
-square numbering of both programs is checked first on positions whose moves were
-worked out by hand from the board diagrams of the rules.
+International : standard, English : american, Russian, Brazilian, Antidraughts,
+Breakthrough, Frisian and Frysk!: the set of legal moves ``(from, to, set of
+captured squares)`` in the start position, in positions met in seeded random
+playouts from the start position (played by damier; kings, pending captures, both
+sides to move), and in seeded random placements with kings; for Frisian and Frysk!
+also in positions met in short games from random placements just after one or more
+quiet moves of one king (see the king-move limit below); perft on a few of those
+positions. The square numbering of both programs is checked first on positions
+whose moves were worked out by hand from the board diagrams of the rules (for
+Frisian also its captures along rows and files and its value rule).
+
+Frisian and Frysk! (lidraughts' rules of Frisian draughts; Frysk! is Frisian from
+``W:W46-50:B1-5``): men and kings capture along the rows and files of dark squares
+as well as along the diagonals; the capture of the highest value must be played, a
+man counting 100 and a king 199; at equal value a capture made by a king comes
+first; kings fly; captured pieces stay on the board until the move ends. On these
+the two programs agree in every position compared: 1601 per variant, of which
+Frisian (Frysk!) 674 (523) have a capture pending, 531 (405) one along a row or
+file, 342 (329) one taking several pieces, 268 (298) one by a king and 263 (270)
+one taking a king (:func:`test_frisian_positions_are_varied`). Two things
+py-draughts does not do, neither of which makes an exclusion:
+
+* the king-move limit (a player who still has men may make at most three
+  non-capturing moves in a row with one king; after that king's third, it may only
+  capture): py-draughts' Frisian board does not apply it (its documentation: "This
+  rule is tracked but not currently enforced"; run, it still offers a king's moves
+  after three quiet moves of that king). The limit depends on the moves before the
+  position, which a FEN does not hold: every position here is compared as its FEN
+  sets it, on a fresh board with no king-move history, where the limit forbids
+  nothing and the two programs must agree exactly. Positions met after a king's
+  third quiet move are compared that way too, never with the game's history
+  (:func:`test_king_runs_are_not_in_the_fen` checks that the history removes
+  exactly that king's quiet moves there, and nothing anywhere else).
+* duplicate captures: py-draughts' Frisian ``legal_moves`` lists some captures
+  twice (two routes with the same ends and captured pieces, e.g. the black king's
+  46x39 taking 16, 17 and 33 in the Frysk! position ``B:W16,17,33,47,48:B1,K46``,
+  by 6 and 22 or by 6 and 28), where its other boards keep one, as their
+  documentation promises. The moves compared are sets, and :mod:`peers` counts
+  such a capture once in perft, as damier and ``tests/data/reference/perft.txt`` do.
 
 Where the two programs disagree, and why (the only exclusions made):
 
@@ -52,6 +84,7 @@ from peers import PeerMove, py_draughts_legal_moves_by_variant, py_draughts_perf
 SEED = 20261127
 PLAYOUT_POSITIONS = 1000   # per variant, from random games
 RANDOM_POSITIONS = 400     # per variant, random placements with kings
+KING_RUN_POSITIONS = 200   # per variant with the king-move limit, reached by a king's run
 PERFT_POSITIONS = 12       # per variant, of the playout positions
 MAX_REPORTED = 5
 
@@ -62,6 +95,8 @@ PEERS: dict[str, Variant] = {
     "brazilian": get_variant("brazilian"),
     "antidraughts": get_variant("antidraughts"),
     "breakthrough": get_variant("breakthrough"),
+    "frisian": get_variant("frisian"),
+    "frysk": get_variant("frysk"),
 }
 """py-draughts' variant name : the damier variant that plays the same rules."""
 
@@ -113,8 +148,21 @@ def random_placement(rng: random.Random, variant: Variant, kings: bool) -> str:
     return fen_of(pieces, rng.random() < 0.5)
 
 
-def playout_fens(rng: random.Random, variant: Variant, count: int) -> list[str]:
-    """Positions met in random games from the start position, played by damier."""
+KingRuns = tuple[tuple[int, int], tuple[int, int]]
+"""damier's ``Board._king_runs()``: for White then Black, ``(square, count)`` of the king
+that made the side's last ``count`` moves without capturing (``(0, 0)``: none)."""
+
+NO_RUNS: KingRuns = ((0, 0), (0, 0))
+
+
+def playout_fens(rng: random.Random, variant: Variant, count: int,
+                 runs: dict[str, tuple[KingRuns, set[PeerMove]]] | None = None) -> list[str]:
+    """Positions met in random games from the start position, played by damier.
+
+    If ``runs`` is given (variants with the king-move limit), each position kept whose
+    king runs are not empty is recorded in it: its FEN -> (the runs, damier's moves
+    there with the game's history); the games then often go on with a quiet move of the
+    king that moved last (:func:`choose`), so that many runs reach the limit."""
     fens: list[str] = []
     while len(fens) < count:
         board = damier.Board(variant=variant.name)
@@ -125,22 +173,88 @@ def playout_fens(rng: random.Random, variant: Variant, count: int) -> list[str]:
                 break
             if ply >= 4 and rng.random() < keep:
                 fens.append(board.fen())
-            board.push(rng.choice(moves))
+                if runs is not None and board._king_runs() != NO_RUNS:
+                    runs[fens[-1]] = (board._king_runs(), move_keys(moves))
+            board.push(rng.choice(moves) if runs is None else choose(rng, board, moves))
         if variant.name not in NO_KINGS or "K" not in board.fen():
             fens.append(board.fen())
+            if runs is not None and board._king_runs() != NO_RUNS:
+                runs[fens[-1]] = (board._king_runs(), move_keys(board.legal_moves))
     return fens[:count]
 
 
+def is_king(board: damier.Board, square: int) -> bool:
+    piece = board.piece_at(square)
+    return piece is not None and piece.king
+
+
+def side_run(board: damier.Board) -> tuple[int, int]:
+    """The king run ``(square, count)`` of the side to move."""
+    return board._king_runs()[0 if board.turn else 1]
+
+
+def choose(rng: random.Random, board: damier.Board, moves: list[damier.Move],
+           bias: float = 2 / 3) -> damier.Move:
+    """A random move; with probability ``bias``, if the side to move has a quiet king
+    move, one of those, of the king that made the side's last moves if it can."""
+    if rng.random() >= bias:
+        return rng.choice(moves)
+    quiet_kings = [m for m in moves if not m.is_capture and is_king(board, m.from_square)]
+    square = side_run(board)[0]
+    same_king = [m for m in quiet_kings if m.from_square == square]
+    return rng.choice(same_king or quiet_kings or moves)
+
+
+def king_run_fens(rng: random.Random, variant: Variant, count: int,
+                  runs: dict[str, tuple[KingRuns, set[PeerMove]]]) -> list[str]:
+    """Positions met in short random games from random placements with kings (played
+    by damier, :func:`choose`), in each of which the side to move has just made quiet
+    moves with one king, often three (then the king-move limit applies in the game);
+    recorded in ``runs`` as by :func:`playout_fens`."""
+    fens: list[str] = []
+    while len(fens) < count:
+        board = damier.Board(random_placement(rng, variant, True), variant=variant.name)
+        for _ply in range(rng.randint(4, 40)):
+            moves = board.legal_moves
+            if not moves:
+                break
+            run = side_run(board)[1]
+            if run and rng.random() < (1.0 if run >= 3 else 0.1):
+                fens.append(board.fen())
+                runs[fens[-1]] = (board._king_runs(), move_keys(moves))
+            board.push(choose(rng, board, moves, 0.9))
+    return fens[:count]
+
+
+def move_keys(moves: list[damier.Move]) -> set[PeerMove]:
+    return {(m.from_square, m.to_square, m.capture_set) for m in moves}
+
+
 @lru_cache(maxsize=None)
-def positions(peer: str) -> tuple[tuple[str, str], ...]:
-    """``(origin, fen)``: the start position, playout positions, random placements."""
+def positions_and_runs(peer: str) -> tuple[tuple[tuple[str, str], ...],
+                                           dict[str, tuple[KingRuns, set[PeerMove]]]]:
+    """:func:`positions`, and the king runs of the playout positions that have some
+    (see :func:`playout_fens`)."""
     variant = PEERS[peer]
     rng = random.Random(f"{SEED}-{peer}")
+    runs: dict[str, tuple[KingRuns, set[PeerMove]]] = {}
     result = [("start", damier.Board(variant=variant.name).fen())]
-    result += [("playout", fen) for fen in playout_fens(rng, variant, PLAYOUT_POSITIONS)]
+    limited = variant.king_move_limit is not None
+    result += [("playout", fen)
+               for fen in playout_fens(rng, variant, PLAYOUT_POSITIONS, runs if limited else None)]
     kings = variant.name not in NO_KINGS
     result += [("random", random_placement(rng, variant, kings)) for _ in range(RANDOM_POSITIONS)]
-    return tuple(result)
+    if limited:
+        result += [("king run", fen)
+                   for fen in king_run_fens(rng, variant, KING_RUN_POSITIONS, runs)]
+    kept = {fen for _, fen in result}
+    return tuple(result), {fen: run for fen, run in runs.items() if fen in kept}
+
+
+def positions(peer: str) -> tuple[tuple[str, str], ...]:
+    """``(origin, fen)``: the start position, playout positions, random placements.
+    Each is compared as its FEN sets it (with no king-move history)."""
+    return positions_and_runs(peer)[0]
 
 
 @lru_cache(maxsize=None)
@@ -158,8 +272,9 @@ def peer_moves(peer: str) -> list[set[PeerMove]]:
 
 
 def damier_moves(fen: str, variant: Variant, rules: Rules | None = None) -> set[PeerMove]:
+    """damier's moves in the position ``fen`` sets (a fresh board: no history)."""
     board = damier.Board(fen, variant=variant.name, rules=rules)
-    return {(m.from_square, m.to_square, m.capture_set) for m in board.legal_moves}
+    return move_keys(board.legal_moves)
 
 
 def differences(ours: set[PeerMove], theirs: set[PeerMove]) -> str:
@@ -222,6 +337,24 @@ HAND: list[tuple[str, str, set[PeerMove]]] = [
     ("russian", "W:W11:B7,9", {(11, 13, frozenset({7, 9}))}),
     # Brazilian: the same capture ends on d8 (2); the man is crowned after the move.
     ("brazilian", "W:W11:B7,9", {(11, 2, frozenset({7}))}),
+    # Frisian (10x10 numbering; square s on row (s - 1) // 5, on the columns 1 3 5 7 9 of
+    # even rows, 0 2 4 6 8 of odd ones). Man 28 (row 5, column 4) takes 29, its neighbour
+    # on the row (column 6), landing on 30 (column 8): a capture along a row.
+    ("frisian", "W:W28:B29", {(28, 30, frozenset({29}))}),
+    # ... and backwards along its file: 38 (row 7) is taken, landing on 48 (row 9).
+    ("frisian", "W:W28:B38", {(28, 48, frozenset({38}))}),
+    # The value rule: taking the king on 27 (199, landing on 26) is worth less than the
+    # two men 29 and 24 (200: 28x30 along the row, then 30x19 along the diagonal).
+    ("frisian", "W:W28:B24,29,K27", {(28, 19, frozenset({24, 29}))}),
+    # At equal value (one man each) the king's capture comes first: king 46 takes 41
+    # along the long diagonal and lands on 37 or 32 (28 is its own man), where the man on
+    # 28 could take 29.
+    ("frisian", "W:W28,K46:B29,41", {(46, 37, frozenset({41})), (46, 32, frozenset({41}))}),
+    # Frysk!: White's nine opening moves, from the back row 46-50 to 41-45.
+    ("frysk", "W:W46-50:B1-5",
+     {(46, 41, frozenset()), (47, 41, frozenset()), (47, 42, frozenset()),
+      (48, 42, frozenset()), (48, 43, frozenset()), (49, 43, frozenset()),
+      (49, 44, frozenset()), (50, 44, frozenset()), (50, 45, frozenset())}),
 ]
 
 
@@ -273,7 +406,8 @@ def test_generated_positions_are_varied() -> None:
     """The positions really have kings, captures, both sides to move."""
     for peer, variant in PEERS.items():
         fens = [fen for _, fen in positions(peer)]
-        assert len(fens) == 1 + PLAYOUT_POSITIONS + RANDOM_POSITIONS
+        king_runs = KING_RUN_POSITIONS if variant.king_move_limit is not None else 0
+        assert len(fens) == 1 + PLAYOUT_POSITIONS + RANDOM_POSITIONS + king_runs
         kings = sum("K" in fen for fen in fens)
         if variant.name in NO_KINGS:
             assert kings == 0, peer
@@ -341,12 +475,91 @@ def test_perft_matches(peer: str) -> None:
     failures = []
     for fen, expected in zip(fens, all_peer_perfts()[peer], strict=True):
         if peer == "american":
-            # damier's Board.perft follows compulsory capture even under the huff
-            # rule, so the huff tree is counted through legal_moves / push / pop.
+            # py-draughts' optional captures are damier's huff rule: Board.perft counts
+            # that tree, and so does a walk through legal_moves / push / pop
             board = damier.Board(fen, variant=variant.name, rules=huff_rules(variant))
-            got = python_perft(board, PERFT_DEPTH)
+            got = board.perft(PERFT_DEPTH)
+            assert got == python_perft(board, PERFT_DEPTH), fen
         else:
             got = damier.Board(fen, variant=variant.name).perft(PERFT_DEPTH)
         if got != expected:
             failures.append(("perft", fen, f"perft({PERFT_DEPTH}) = {got}, py-draughts {expected}"))
     assert not failures, report(failures, len(fens))
+
+
+# -- Frisian and Frysk! ------------------------------------------------------------------
+
+FRISIAN_PEERS = [peer for peer, variant in PEERS.items() if variant.orthogonal_captures]
+
+
+def is_orthogonal(variant: Variant, move: damier.Move) -> bool:
+    """Whether some step of the capture ``move`` runs along a row or a file."""
+    path = [variant.row_col(s) for s in move.path]
+    return any(a[0] == b[0] or a[1] == b[1] for a, b in zip(path, path[1:], strict=False))
+
+
+def capture_counts(peer: str) -> dict[str, int]:
+    """How many of :func:`positions` have each kind of capture pending (damier's moves;
+    the comparisons check them against py-draughts')."""
+    variant = PEERS[peer]
+    counts = dict.fromkeys(("capture", "multi-capture", "king captures", "king taken",
+                            "orthogonal"), 0)
+    for _, fen in positions(peer):
+        board = damier.Board(fen, variant=variant.name)
+        captures = [m for m in board.legal_moves if m.is_capture]
+        if not captures:
+            continue
+        assert all(m.has_path for m in captures), fen
+        counts["capture"] += 1
+        counts["multi-capture"] += any(len(m.captures) > 1 for m in captures)
+        counts["king captures"] += any(is_king(board, m.from_square) for m in captures)
+        counts["king taken"] += any(is_king(board, s) for m in captures for s in m.captures)
+        counts["orthogonal"] += any(is_orthogonal(variant, m) for m in captures)
+    return counts
+
+
+def test_frisian_positions_are_varied() -> None:
+    """The Frisian and Frysk! positions compared have every kind of capture pending:
+    several pieces, by a king, of a king, along a row or file."""
+    for peer in FRISIAN_PEERS:
+        counts = capture_counts(peer)
+        total = len(positions(peer))
+        assert counts["capture"] > total // 4, (peer, counts)
+        for kind, count in counts.items():
+            assert count > total // 20, (peer, kind, counts)
+
+
+def side_has_men(fen: str, white: bool) -> bool:
+    pieces = fen.split(":")[1 if white else 2][1:]
+    return any(p and not p.startswith("K") for p in pieces.split(","))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("peer", FRISIAN_PEERS)
+def test_king_runs_are_not_in_the_fen(peer: str) -> None:
+    """Why positions are compared as their FENs set them: where the side to move has
+    just made three quiet moves with one king and still has men, the king-move limit
+    (lidraughts' rules of Frisian draughts: no more than three non-capturing moves in a
+    row with the same king, unless the player has no men left) forbids that king's
+    quiet moves in the game, but not in the position its FEN sets, which is what
+    py-draughts gets (and it lists them). Anywhere else the history changes nothing."""
+    variant = PEERS[peer]
+    limit = variant.king_move_limit
+    assert limit is not None
+    specs = positions(peer)
+    theirs = {fen: moves for (_, fen), moves in zip(specs, peer_moves(peer), strict=True)}
+    runs = positions_and_runs(peer)[1]
+    limited = 0
+    for fen, (king_runs, in_game) in runs.items():
+        fresh = damier_moves(fen, variant)
+        white = fen.startswith("W")
+        square, count = king_runs[0 if white else 1]
+        expected = fresh
+        if count >= limit and side_has_men(fen, white):
+            expected = {m for m in fresh if m[0] != square or m[2]}
+        assert in_game == expected, (fen, king_runs, differences(in_game, expected))
+        if in_game != fresh:
+            limited += 1
+            assert theirs[fen] == fresh, (fen, differences(fresh, theirs[fen]))
+    assert len(runs) > 100, len(runs)
+    assert limited > 10, limited

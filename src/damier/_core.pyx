@@ -64,14 +64,14 @@ ctypedef struct Geo:
     int full                 # every square of the board is used, moves go along rows and
                              # files only (Turkish); square s is bit s - 1
     int remove_now           # captured pieces leave the board at once (Turkish)
-    int kdirs[8]             # the directions kings capture in
-    int nkdirs
-    int kmove[4]             # the directions kings move in without capturing
-    int nkmove
-    int mcap[2][8]           # [black, white]: the directions men capture in
-    int nmcap[2]
-    int mmove[2][4]          # [black, white]: the directions men move in
-    int nmmove[2]
+    # The directions each kind of piece goes in, as ranges [first, last) of direction
+    # numbers (every set is one: see _init_directions):
+    int kc0, kc1             # kings capture
+    int km0, km1             # kings move without capturing
+    int mc0[2]               # [black, white]: men capture
+    int mc1[2]
+    int mm0[2]               # [black, white]: men move
+    int mm1[2]
     uint64_t mask
     uint64_t promo[2]        # promotion row of [black, white]
     int flying               # flying kings
@@ -240,43 +240,39 @@ cdef void _init_full_layout(Geo* g):
             g.src[6] &= ~((<uint64_t>1) << b)     # a row's last square: nothing to its right
 
 
-cdef void _set_dirs(int* out, int* n, int first, int last) noexcept:
-    cdef int d
-    n[0] = 0
-    for d in range(first, last):
-        out[n[0]] = d
-        n[0] += 1
-
-
 cdef void _init_directions(Geo* g):
-    """The directions each kind of piece moves and captures in. Diagonal boards: men
-    move forward (White 0 and 1, Black 2 and 3) and capture forward, or every way when
-    they capture backwards, along rows and files too with orthogonal captures; kings
-    move along diagonals and capture along every line they have. The full board
-    (Turkish): men move and capture forward (White 4, Black 7) and sideways (5, 6);
-    kings along rows and files (4 to 7)."""
+    """The directions each kind of piece moves and captures in, each set a range of the
+    direction numbers. Diagonal boards: men move forward (White 0-1, Black 2-3) and capture
+    forward, or every way when they capture backwards (0-3, and 4-7 along rows and files
+    with orthogonal captures); kings move along diagonals (0-3: Frisian kings too) and
+    capture along every line they have. The full board (Turkish): men move and capture
+    forward and sideways (White 4-6: up, left, right; Black 5-7: left, right, down);
+    kings along rows and files (4-7)."""
     cdef int c
     if g.full:
-        _set_dirs(g.kdirs, &g.nkdirs, 4, 8)
-        _set_dirs(g.kmove, &g.nkmove, 4, 8)
+        g.kc0 = 4
+        g.kc1 = 8
+        g.km0 = 4
+        g.km1 = 8
         for c in range(2):
-            g.mcap[c][0] = 4 if c else 7
-            g.mcap[c][1] = 5
-            g.mcap[c][2] = 6
-            g.nmcap[c] = 3
-            g.mmove[c][0] = g.mcap[c][0]
-            g.mmove[c][1] = 5
-            g.mmove[c][2] = 6
-            g.nmmove[c] = 3
+            g.mc0[c] = 4 if c else 5
+            g.mc1[c] = 7 if c else 8
+            g.mm0[c] = g.mc0[c]
+            g.mm1[c] = g.mc1[c]
         return
-    _set_dirs(g.kdirs, &g.nkdirs, 0, g.ndirs)
-    _set_dirs(g.kmove, &g.nkmove, 0, 4)     # Frisian kings too move along diagonals only
+    g.kc0 = 0
+    g.kc1 = g.ndirs
+    g.km0 = 0
+    g.km1 = 4
     for c in range(2):
+        g.mm0[c] = 0 if c else 2
+        g.mm1[c] = 2 if c else 4
         if g.men_back:
-            _set_dirs(g.mcap[c], &g.nmcap[c], 0, g.ndirs)
+            g.mc0[c] = 0
+            g.mc1[c] = g.ndirs
         else:
-            _set_dirs(g.mcap[c], &g.nmcap[c], 0 if c else 2, 2 if c else 4)
-        _set_dirs(g.mmove[c], &g.nmmove[c], 0 if c else 2, 2 if c else 4)
+            g.mc0[c] = g.mm0[c]
+            g.mc1[c] = g.mm1[c]
 
 
 cdef void _init_orthogonal(Geo* g):
@@ -542,8 +538,7 @@ cdef bint king_can_capture_from(CapCtx* c, uint64_t sq, uint64_t captured, int l
     cdef const Geo* g = c.g
     cdef int d, i
     cdef uint64_t x
-    for i in range(g.nkdirs):
-        d = g.kdirs[i]
+    for d in range(g.kc0, g.kc1):
         if d == lastdir ^ 3:
             continue
         x = sh(g, sq, d)
@@ -578,8 +573,7 @@ cdef void king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth, int
     cdef int d, i, found = 0
     cdef bint must_continue
     cdef uint64_t x, land
-    for i in range(g.nkdirs):
-        d = g.kdirs[i]
+    for d in range(g.kc0, g.kc1):
         if d == lastdir ^ 3:
             continue             # no turning back (Turkish: no 180-degree turn)
         x = sh(g, sq, d)
@@ -614,8 +608,7 @@ cdef void short_king_capture(CapCtx* c, uint64_t sq, uint64_t captured, int dept
     cdef const Geo* g = c.g
     cdef int d, i, found = 0
     cdef uint64_t x, land
-    for i in range(g.nkdirs):
-        d = g.kdirs[i]
+    for d in range(g.kc0, g.kc1):
         x = sh(g, sq, d)
         if x & c.opp & ~captured:
             land = sh(g, x, d)
@@ -632,8 +625,7 @@ cdef void man_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noex
     cdef const Geo* g = c.g
     cdef int d, i, found = 0
     cdef uint64_t x, land
-    for i in range(g.nmcap[c.white]):
-        d = g.mcap[c.white][i]
+    for d in range(g.mc0[c.white], g.mc1[c.white]):
         x = sh(g, sq, d)
         if x & c.man_opp & ~captured:
             land = sh(g, x, d)
@@ -665,8 +657,7 @@ cdef inline uint64_t men_that_capture(const Geo* g, uint64_t men, uint64_t opp, 
     """The men that can make a first jump (a superset filter for the capture search)."""
     cdef uint64_t r = 0
     cdef int d, i
-    for i in range(g.nmcap[white]):
-        d = g.mcap[white][i]
+    for d in range(g.mc0[white], g.mc1[white]):
         r |= sh_back(g, sh_back(g, empty, d) & opp, d)
     return r & men
 
@@ -714,8 +705,34 @@ cdef int gen_captures(const Geo* g, const Pos* p, CMove* out, int* overflow) noe
     return c.n
 
 
+cdef inline bint king_ray_captures(const Geo* g, uint64_t kings, uint64_t opp, uint64_t empty,
+                                   int d) noexcept nogil:
+    """Whether one of ``kings`` can capture along direction ``d``."""
+    cdef uint64_t f = kings, x
+    if g.flying:
+        x = sh(g, f, d) & empty
+        while x:
+            f |= x
+            x = sh(g, x, d) & empty
+    return (sh(g, sh(g, f, d) & opp, d) & empty) != 0
+
+
+cdef inline int king_ray_count(const Geo* g, uint64_t kings, uint64_t empty, int d) noexcept nogil:
+    """The non-capturing moves of ``kings`` along direction ``d``."""
+    cdef uint64_t x = sh(g, kings, d) & empty
+    cdef int n = 0
+    if not g.flying:
+        return popcount(x)
+    while x:
+        n += popcount(x)
+        x = sh(g, x, d) & empty
+    return n
+
+
 cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
-    """Whether the side to move has a capture (a quick bitboard test)."""
+    """Whether the side to move has a capture (a quick bitboard test). The kings of the
+    diagonal boards (directions 0-3, the common case) go through a loop of constant
+    bounds, which the compiler unrolls into four constant directions."""
     cdef int t = p.turn
     cdef uint64_t me = p.pieces[t]
     cdef uint64_t opp = p.pieces[1 - t]
@@ -725,21 +742,18 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t man_opp = opp if g.men_take_kings else opp & ~p.kings
     cdef uint64_t f, x
     cdef int d, i
-    for i in range(g.nmcap[t]):
-        d = g.mcap[t][i]
+    for d in range(g.mc0[t], g.mc1[t]):
         if sh(g, sh(g, men, d) & man_opp, d) & empty:
             return True
     if kings:
-        for i in range(g.nkdirs):
-            d = g.kdirs[i]
-            f = kings
-            if g.flying:
-                x = sh(g, f, d) & empty
-                while x:
-                    f |= x
-                    x = sh(g, x, d) & empty
-            if sh(g, sh(g, f, d) & opp, d) & empty:
-                return True
+        if g.kc0 == 0 and g.kc1 == 4:
+            for d in range(4):
+                if king_ray_captures(g, kings, opp, empty, d):
+                    return True
+        else:
+            for d in range(g.kc0, g.kc1):
+                if king_ray_captures(g, kings, opp, empty, d):
+                    return True
     return False
 
 
@@ -767,8 +781,7 @@ cdef int gen_quiet(const Geo* g, const Pos* p, CMove* out, int n) noexcept nogil
     cdef uint64_t tgt, b, k, x
     cdef int d, i
     cdef CMove* m
-    for i in range(g.nmmove[t]):
-        d = g.mmove[t][i]
+    for d in range(g.mm0[t], g.mm1[t]):
         tgt = sh(g, men, d) & empty
         while tgt:
             b = tgt & (~tgt + 1)
@@ -784,8 +797,7 @@ cdef int gen_quiet(const Geo* g, const Pos* p, CMove* out, int n) noexcept nogil
     while kings:
         k = kings & (~kings + 1)
         kings ^= k
-        for i in range(g.nkmove):
-            d = g.kmove[i]
+        for d in range(g.km0, g.km1):
             x = sh(g, k, d) & empty
             while x:
                 m = &out[n]
@@ -810,18 +822,22 @@ cdef int count_quiet(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t kings = me & p.kings & ~held_king(g, p)
     cdef uint64_t x
     cdef int d, i, n = 0
-    for i in range(g.nmmove[t]):
-        n += popcount(sh(g, men, g.mmove[t][i]) & empty)
+    if not g.full:
+        # diagonal boards: a man's two steps forward, shifts without a row mask
+        if t:
+            n = popcount((men >> g.shift[0]) & empty) + popcount((men >> g.shift[1]) & empty)
+        else:
+            n = popcount((men << g.shift[2]) & empty) + popcount((men << g.shift[3]) & empty)
+    else:
+        for d in range(g.mm0[t], g.mm1[t]):
+            n += popcount(sh(g, men, d) & empty)
     if kings:
-        for i in range(g.nkmove):
-            d = g.kmove[i]
-            x = sh(g, kings, d) & empty
-            if not g.flying:
-                n += popcount(x)
-                continue
-            while x:
-                n += popcount(x)
-                x = sh(g, x, d) & empty
+        if g.km0 == 0:       # diagonal boards: constant directions (see can_capture)
+            for d in range(4):
+                n += king_ray_count(g, kings, empty, d)
+        else:
+            for d in range(g.km0, g.km1):
+                n += king_ray_count(g, kings, empty, d)
     return n
 
 
@@ -866,24 +882,44 @@ cdef inline void make_move(Pos* p, const CMove* m) noexcept nogil:
 # Perft
 # ---------------------------------------------------------------------------
 
-cdef uint64_t perft_rec(const Geo* g, const Pos* p, int depth, CMove* buf, int* overflow,
-                        int optional=0) noexcept nogil:
-    """Leaves of the legal-move tree; ``optional``: captures are optional (the English
-    huff rule: the legal moves are the captures and the ordinary moves)."""
+cdef uint64_t perft_rec(const Geo* g, const Pos* p, int depth, CMove* buf, int* overflow) noexcept nogil:
     cdef int n, i
     cdef uint64_t total = 0
     cdef Pos q
     if depth == 1:
         if can_capture(g, p):
-            n = gen_captures(g, p, buf, overflow)
-            return <uint64_t>(n + count_quiet(g, p)) if optional else <uint64_t>n
+            return <uint64_t>gen_captures(g, p, buf, overflow)
         return <uint64_t>count_quiet(g, p)
-    n = gen_moves(g, p, buf, optional, overflow)
+    n = gen_moves(g, p, buf, 0, overflow)
     for i in range(n):
         q = p[0]
         make_move(&q, &buf[i])
-        total += perft_rec(g, &q, depth - 1, buf + MAXMOVES, overflow, optional)
+        total += perft_rec(g, &q, depth - 1, buf + MAXMOVES, overflow)
     return total
+
+
+cdef uint64_t perft_optional(const Geo* g, const Pos* p, int depth, CMove* buf,
+                             int* overflow) noexcept nogil:
+    """perft_rec when captures are optional (the English huff rule): the legal moves are
+    the captures and the ordinary moves."""
+    cdef int n, i
+    cdef uint64_t total = 0
+    cdef Pos q
+    n = gen_moves(g, p, buf, 1, overflow)
+    if depth == 1:
+        return <uint64_t>n
+    for i in range(n):
+        q = p[0]
+        make_move(&q, &buf[i])
+        total += perft_optional(g, &q, depth - 1, buf + MAXMOVES, overflow)
+    return total
+
+
+cdef inline uint64_t perft_any(const Geo* g, const Pos* p, int depth, CMove* buf, int* overflow,
+                               int optional) noexcept nogil:
+    if optional:
+        return perft_optional(g, p, depth, buf, overflow)
+    return perft_rec(g, p, depth, buf, overflow)
 
 
 cdef inline uint64_t king_run_key(const Geo* g, const Pos* p) noexcept nogil:
@@ -1361,7 +1397,7 @@ cdef class CoreBoard:
             raise MemoryError()
         try:
             with nogil:
-                n = perft_rec(self._g, &self._pos, depth, buf, &overflow, self._captures_optional)
+                n = perft_any(self._g, &self._pos, depth, buf, &overflow, self._captures_optional)
         finally:
             free(buf)
         if overflow:
@@ -1393,7 +1429,7 @@ cdef class CoreBoard:
                     cnt = 1
                 else:
                     with nogil:
-                        cnt = perft_rec(self._g, &q, depth - 1, buf + MAXMOVES, &overflow,
+                        cnt = perft_any(self._g, &q, depth - 1, buf + MAXMOVES, &overflow,
                                         self._captures_optional)
                 result.append((_move_from_c(self._g, &buf[i]), cnt))
                 PyErr_CheckSignals()
