@@ -362,8 +362,7 @@ cdef inline void material_states(const Pos* p, int* white_view, int* black_view)
 cdef inline int king_sight(const Geo* g, uint64_t kings, uint64_t empty) noexcept nogil:
     cdef int d, i, n = 0
     cdef uint64_t x
-    for i in range(g.nkmove):
-        d = g.kmove[i]
+    for d in range(g.km0, g.km1):
         x = sh(g, kings, d) & empty
         while x:
             n += popcount(x)
@@ -435,8 +434,8 @@ cdef void term_features(const Geo* g, const Pos* p, int* f) noexcept nogil:
         if g.full:
             # men moving forward and sideways (Turkish): every way they move counts
             step0 = 0
-            for j in range(g.nmmove[c]):
-                step1 = men & sh_back(g, empty, g.mmove[c][j])
+            for j in range(g.mm0[c], g.mm1[c]):
+                step1 = men & sh_back(g, empty, j)
                 step0 |= step1
                 mobility += sign * popcount(step1)
             blocked += sign * popcount(men & ~step0)
