@@ -25,7 +25,7 @@ APPLICATIONS = {"play", "web", "hub_server", "match", "cli", "train", "__main__"
 LIBRARY = {"analysis", "board", "moves", "game", "engine", "engine_types", "pdn", "variants",
            "rules", "outcome", "fen", "notation", "svg", "score", "puzzles", "hub", "errors",
            "piece", "oracle", "openings", "progress", "evalfile", "sprt", "book", "book_build",
-           "egdb", "egdb_build", "raytasks", "dxp"}
+           "egdb", "egdb_build", "raytasks", "dxp", "explorer"}
 # Import cycles still among library modules (each a lazy or TYPE_CHECKING import back);
 # this list only shrinks.
 KNOWN_LIBRARY_CYCLES: list[set[str]] = []
