@@ -88,6 +88,12 @@ def _import_peer(name: str, module: str) -> tuple[Any | None, str | None]:
         ver = version(name)
     except Exception:  # noqa: BLE001 - version lookup is best effort
         ver = getattr(mod, "__version__", "?")
+    if module == "draughts" and not hasattr(mod, "StandardBoard"):
+        # pydraughts (damier's test extra) also imports as "draughts": not py-draughts
+        print(f"NOTE: the 'draughts' module here is not {name} (pydraughts, the test extra, "
+              f"takes that name); its column is skipped. Install the benchmark peers in an "
+              f"environment of their own: {INSTALL_HINT}", flush=True)
+        return None, None
     if ver != PINNED[name]:
         print(f"NOTE: {name} {ver} is installed; the benchmark is pinned to {PINNED[name]} "
               f"({INSTALL_HINT})", flush=True)
