@@ -182,7 +182,8 @@ def test_a_megabyte_of_pathological_pdn_reads_in_linear_time(make):
     for size in (500_000, 1_000_000):
         errors: list[PdnError] = []
         text = make(size)
-        _, seconds = _timed(lambda: list(read_games(text, skip_errors=True, errors=errors)))
+        _, seconds = _timed(lambda t=text, e=errors: list(read_games(t, skip_errors=True,
+                                                                     errors=e)))
         assert all(len(str(e)) < 400 for e in errors)
         times.append(seconds)
     half, whole = times
