@@ -107,11 +107,85 @@ def test_endgame_counts_follow_the_board_history() -> None:
     fmjd = Rules.for_variant("international")
     board = _played(FIVE_FEN, FIVE_MOVES, fmjd)
     limits, done, current = Engine._endgame_counts(board)
-    assert limits == (10, 32, 0)
+    assert limits == (10, 32, 0, 0, 0, 0)
     assert done == 4 and current == 1      # the five-move class
     # a capture into a new class starts a new count
     board = damier.Board("W:WK1,K3,K46:BK28,37", rules=fmjd)
     assert Engine._endgame_counts(board)[1] == 0
+
+
+# Frisian: two white kings against a black king. White wins in five plies with the
+# rule off (31-26 12-7 26-37 7x47 46x48: the black king is forced to capture and is
+# taken back), so no move of it is a capture before the fifth ply.
+FRISIAN_FEN = "W:WK31,K46:BK12"
+FRISIAN_SHUFFLE = ["46-41", "12-7", "41-46", "7-12"]
+
+
+def test_frisian_two_kings_rule_is_seen_by_the_search() -> None:
+    """Frisian rules, art. on the end of the game: two kings against a lone king draw
+    when the lone king is not taken within 7 moves (here shortened to 3: 6 plies).
+    Four plies are played in the class, so the win in five plies comes too late."""
+    frisian = Rules.for_variant("frisian")
+    off = replace(frisian, two_kings_limit=None, king_vs_king_limit=None)
+    engine = Engine(hash_mb=16)
+    free = engine.search(_played(FRISIAN_FEN, FRISIAN_SHUFFLE, off, "frisian"), depth=7)
+    assert free.is_win, free
+    # The real limit (7 moves) leaves time for the win.
+    engine.new_game()
+    assert engine.search(_played(FRISIAN_FEN, FRISIAN_SHUFFLE, frisian, "frisian"),
+                         depth=7).is_win
+    short = replace(frisian, two_kings_limit=3)
+    board = _played(FRISIAN_FEN, FRISIAN_SHUFFLE, short, "frisian")
+    limits, done, current = Engine._endgame_counts(board)
+    assert limits == (0, 0, 0, 6, 4, 0) and done == 4 and current & 7 == 4
+    engine.new_game()
+    limited = engine.search(board, depth=7)
+    assert limited.score == 0 and not limited.is_win, limited
+    # the board's own rule agrees: White's winning line is drawn before its capture
+    for move in free.pv[:2]:
+        board.push(move)
+    outcome = board.outcome()
+    assert outcome is not None and outcome.termination == Termination.TWO_KINGS_VS_KING
+
+
+def test_frisian_king_against_king_rule_is_seen_by_the_search() -> None:
+    """King against king draws after 2 moves each (Frisian rules), here shortened to
+    1 (2 plies). After 10-46 the black king on 5 can only move along the long
+    diagonal, where the white king on 46 takes it: a capture on the third ply, too
+    late under the shortened rule, in time under the real one."""
+    frisian = Rules.for_variant("frisian")
+    off = replace(frisian, two_kings_limit=None, king_vs_king_limit=None)
+    fen = "W:WK10:BK5"
+    free = Engine(hash_mb=16).search(damier.Board(fen, variant="frisian", rules=off), depth=7)
+    assert free.is_win and not any(move.is_capture for move in free.pv[:2]), free
+    assert Engine(hash_mb=16).search(damier.Board(fen, variant="frisian", rules=frisian),
+                                     depth=7).is_win
+    board = damier.Board(fen, variant="frisian", rules=replace(frisian, king_vs_king_limit=1))
+    assert Engine._endgame_counts(board)[2] == 5
+    assert Engine(hash_mb=16).search(board, depth=7).score == 0
+    for move in free.pv[:2]:
+        board.push(move)
+    outcome = board.outcome()
+    assert outcome is not None and outcome.termination == Termination.KING_VS_KING
+
+
+def test_turkish_one_piece_each_rule_is_seen_by_the_search() -> None:
+    """Turkish rules: one piece each draws after 2 moves each. A king against a man
+    is better for the king (the evaluation), but nothing is won in four plies, so
+    with the rule the search scores the draw; a crowning starts a new count."""
+    turkish = Rules.for_variant("turkish")
+    off = replace(turkish, one_piece_each_limit=None)
+    fen = "W:WK20:B45"
+    free = Engine(hash_mb=16).search(damier.Board(fen, variant="turkish", rules=off), depth=8)
+    assert free.score > 0 and not free.is_win, free
+    board = damier.Board(fen, variant="turkish", rules=turkish)
+    limits, done, current = Engine._endgame_counts(board)
+    assert limits == (0, 0, 0, 0, 0, 4) and done == 0 and current == 6 + 8
+    assert Engine(hash_mb=16).search(board, depth=8).score == 0
+    # a man crowning is a new class: its count starts again
+    crowned = damier.Board("B:WK20:B50", variant="turkish", rules=turkish)
+    crowned.push(next(m for m in crowned.legal_moves if m.to_square > 56))
+    assert Engine._endgame_counts(crowned)[1:] == (0, 6 + 8 + 16)
 
 
 # ---------------------------------------------------------------------------------------

@@ -5,26 +5,35 @@
 
 cdef inline int end_class(const Searcher* s, const Pos* p) noexcept nogil:
     """The class of material of an endgame move-count rule that is switched on
-    (0: none). Three kings against a lone king also encode the number of kings,
-    so that a capture starts a new count, as the Russian rule wants."""
+    (0: none), tried in the order of :func:`damier.outcome.outcome`. A class is
+    its kind (``& 7``, the index of its limit in ``end_plies``) plus 8 times what
+    else must stay the same for its count to run on: the number of pieces of three
+    kings against a lone king (a capture starts a new count, as the Russian rule
+    wants), which side has the two kings (Frisian), which of the two single pieces
+    are kings (Turkish: a crowning starts a new count)."""
     cdef uint64_t wk = p.pieces[1] & p.kings, bk = p.pieces[0] & p.kings
-    cdef int other, other_kings, other_men
+    cdef int other = 0, other_kings = 0
+    cdef int nw = popcount(p.pieces[1]), nb = popcount(p.pieces[0])
     if (p.pieces[1] & ~p.kings) == 0 and popcount(wk) == 1:
         other_kings = popcount(bk)
-        other = popcount(p.pieces[0])
+        other = nb
     elif (p.pieces[0] & ~p.kings) == 0 and popcount(bk) == 1:
         other_kings = popcount(wk)
-        other = popcount(p.pieces[1])
-    else:
-        return END_NONE
-    if other_kings == 0:
-        return END_NONE
-    if other <= 2 and s.end_plies[END_FIVE]:
-        return END_FIVE
-    if other == 3 and s.end_plies[END_SIXTEEN]:
-        return END_SIXTEEN
-    if other == other_kings and other >= 3 and s.end_plies[END_THREE_KINGS]:
-        return END_THREE_KINGS + 4 * other
+        other = nw
+    if other_kings:
+        if other <= 2 and s.end_plies[END_FIVE]:
+            return END_FIVE
+        if other == 3 and s.end_plies[END_SIXTEEN]:
+            return END_SIXTEEN
+        if other == other_kings and other >= 3 and s.end_plies[END_THREE_KINGS]:
+            return END_THREE_KINGS + 8 * other
+    if nw == 1 and nb == 1 and s.end_plies[END_ONE_EACH]:
+        return END_ONE_EACH + 8 * ((wk != 0) + 2 * (bk != 0))
+    if p.kings == (p.pieces[0] | p.pieces[1]) and nw and nb:
+        if nw == 1 and nb == 1 and s.end_plies[END_KING_KING]:
+            return END_KING_KING
+        if nw + nb == 3 and s.end_plies[END_TWO_KINGS]:
+            return END_TWO_KINGS + 8 * (nw == 2)
     return END_NONE
 
 
@@ -49,7 +58,7 @@ cdef int eg_probe(Searcher* s, const Pos* p, int ply, int rev, int ecls, int epl
         score[0] = DRAW_SCORE
         return 1
     n = v - 1
-    if ecls and eply + n >= s.end_plies[ecls & 3]:
+    if ecls and eply + n >= s.end_plies[ecls & 7]:
         return 0
     if s.king_draw_plies and rev + n >= s.king_draw_plies:
         return 0

@@ -113,7 +113,7 @@ cdef inline bint node_decided(Searcher* s, Node* nd, int* score) noexcept nogil:
     if s.king_draw_plies and nd.rev >= s.king_draw_plies:
         score[0] = DRAW_SCORE
         return True
-    if nd.ecls and nd.eply >= s.end_plies[nd.ecls & 3]:
+    if nd.ecls and nd.eply >= s.end_plies[nd.ecls & 7]:
         score[0] = DRAW_SCORE
         return True
     # The endgame tables before the repetition test: a position seen once

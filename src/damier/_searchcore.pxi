@@ -331,19 +331,20 @@ cdef class SearchCore:
             self.helpers[i].stop = 1
 
     def new_search(self, CoreBoard board, history_keys, int rev, int king_draw_plies,
-                   end_limits=(0, 0, 0), int end_plies_done=0):
+                   end_limits=(0, 0, 0, 0, 0, 0), int end_plies_done=0):
         """Prepares a search of ``board``'s position. ``history_keys`` are the
         keys of the earlier positions since the last irreversible move (oldest
         first), ``rev`` the number of reversible plies before the position.
-        ``end_limits`` are the plies that draw under the five-move, sixteen-move
-        and (Russian) three-kings rules (0: off), and ``end_plies_done`` the
-        plies already played in the root's endgame class."""
+        ``end_limits`` are the plies that draw under the five-move, sixteen-move,
+        (Russian) three-kings, (Frisian) two-kings and king-against-king and
+        (Turkish) one-piece-each rules (0: off), and ``end_plies_done`` the plies
+        already played in the root's endgame class."""
         cdef Searcher* s = self.s
         cdef int i, n, overflow = 0
         keys = list(history_keys)[-MAX_GAME_KEYS:]
         limits = list(end_limits)
-        if len(limits) != 3:
-            raise ValueError("end_limits must give three limits")
+        if len(limits) != END_ONE_EACH:
+            raise ValueError(f"end_limits must give {END_ONE_EACH} limits")
         s.g = board._g
         if s.g.variant != self._last_variant:
             # Move-ordering statistics of another game mean nothing here.
@@ -353,9 +354,11 @@ cdef class SearchCore:
             self._last_variant = s.g.variant
         _use_weights_and_tables(self)
         s.king_draw_plies = king_draw_plies
-        for i in range(3):
-            s.end_plies[i + 1] = max(0, int(limits[i]))
-        s.end_plies[0] = 1 if (s.end_plies[1] or s.end_plies[2] or s.end_plies[3]) else 0
+        s.end_plies[0] = 0
+        for i in range(1, END_SLOTS):
+            s.end_plies[i] = max(0, int(limits[i - 1])) if i <= END_ONE_EACH else 0
+            if s.end_plies[i]:
+                s.end_plies[0] = 1
         s.tt_gen = <uint8_t>((s.tt_gen + 1) & 255)
         s.base = len(keys)
         for i in range(len(keys)):

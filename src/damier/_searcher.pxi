@@ -45,6 +45,10 @@ cdef enum:
     END_FIVE = 1             # a lone king against one or two pieces with a king
     END_SIXTEEN = 2          # a lone king against three pieces with a king
     END_THREE_KINGS = 3      # Russian: a lone king against three or more kings
+    END_TWO_KINGS = 4        # Frisian: two kings against a lone king, no men
+    END_KING_KING = 5        # Frisian: a lone king each
+    END_ONE_EACH = 6         # Turkish: one piece each
+    END_SLOTS = 8            # end_plies' length; a class is (kind & 7) + 8 * detail
 
 
 # The selectivity switches and their parameters (SearchCore.set_selectivity),
@@ -97,7 +101,8 @@ ctypedef struct Searcher:
     int stop                 # set from another thread to stop
     int seldepth
     int king_draw_plies      # reversible plies that draw (2 * king-move limit); 0: off
-    int end_plies[4]         # plies that draw in each endgame class; 0: rule off
+    int end_plies[END_SLOTS] # plies that draw in each endgame class; 0: rule off
+                             # ([0]: 1 when any is on)
     int base                 # index in keys of the root position
     uint64_t keys[MAX_GAME_KEYS + MAXPLY + 1]   # the game's and the search path's positions
     CMove* buf               # MAXPLY * MAXMOVES moves

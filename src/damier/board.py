@@ -25,7 +25,7 @@ from typing import Any
 
 from damier._core import CoreBoard, Move
 from damier.errors import IllegalMoveError
-from damier.fen import format_fen, parse_fen
+from damier.fen import NO_RUNS, _parse, format_fen
 from damier.moves import explain_illegal
 from damier.moves import parse_move as _parse_move
 from damier.notation import move_text
@@ -78,8 +78,11 @@ class Board(CoreBoard):
 
     def set_fen(self, fen: str) -> None:
         """Sets up the position of ``fen`` and clears the move stack."""
-        white_to_move, pieces = parse_fen(fen, self.variant)
+        white_to_move, pieces, runs = _parse(fen, self.variant)
         self._set_piece_map(white_to_move, pieces)
+        if runs != NO_RUNS:
+            self._set_king_runs(*runs)
+            self._snapshots[0] = self._snapshot(False, False, False)   # the runs are hashed
 
     def _set_piece_map(self, white_to_move: bool, pieces: dict[int, Piece]) -> None:
         lists: dict[tuple[bool, bool], list[int]] = {
@@ -127,7 +130,9 @@ class Board(CoreBoard):
 
     def fen(self, *, compact: bool = False) -> str:
         """The position in FEN, e.g. ``W:W31,...,50:B1,...,20`` (``compact``: with ranges)."""
-        return format_fen(self.turn, self.piece_map(), self.variant, compact=compact)
+        runs = self._king_runs() if self.variant.king_move_limit is not None else NO_RUNS
+        return format_fen(self.turn, self.piece_map(), self.variant, compact=compact,
+                          king_runs=runs)
 
     def piece_at(self, square: int) -> Piece | None:
         """The piece on ``square``, or None. A square off the board raises

@@ -401,10 +401,12 @@ class Engine(EngineAPI):
         rule = None
         if wdl != Wdl.DRAW:
             limits, done, current = self._endgame_counts(board)
-            k = min(current, 3) - 1      # 0 five-move, 1 sixteen-move, 2 three kings
+            k = (current & 7) - 1
             if current and done + plies >= limits[k]:
                 rule = ("the three-kings rule" if k == 2 else
-                        f"the {limits[k] // 2}-move rule")
+                        f"the {limits[k] // 2}-move rule" if k < 2 else
+                        ("the two-kings rule", "the king-against-king rule",
+                         "the one-piece-each rule")[k - 3])
             _, rev, king_draw = self._history(board)
             if rule is None and king_draw and rev + plies >= king_draw:
                 rule = f"the {board.rules.king_moves_limit}-move king rule"
@@ -699,26 +701,36 @@ class Engine(EngineAPI):
         return keys, rev, (2 * limit if limit else 0)
 
     @staticmethod
-    def _endgame_counts(board: Board) -> tuple[tuple[int, int, int], int, int]:
-        """The plies that draw under the five-move, sixteen-move and three-kings
-        rules (0: off), the plies already played in the current position's class
-        of material (the classes of :mod:`damier.outcome`), and that class (0 none,
-        1 five-move, 2 sixteen-move, 3 + 4 * pieces three kings)."""
+    def _endgame_counts(board: Board) -> tuple[tuple[int, ...], int, int]:
+        """The plies that draw under the five-move, sixteen-move, three-kings,
+        two-kings, king-against-king and one-piece-each rules (0: off), the plies
+        already played in the current position's class of material (the classes of
+        :mod:`damier.outcome`, tried in its order), and that class as the core's
+        ``end_class`` numbers it (0 none; the kind, the index of its limit plus one,
+        in the low three bits; what must stay the same for the count to run on,
+        times 8)."""
         rules = board.rules
-        five, sixteen, three = (2 * n if n else 0 for n in (rules.five_moves_limit,
-                                                             rules.sixteen_moves_limit,
-                                                             rules.three_kings_limit))
-        limits = (five, sixteen, three)
+        limits = tuple(2 * n if n else 0 for n in (
+            rules.five_moves_limit, rules.sixteen_moves_limit, rules.three_kings_limit,
+            rules.two_kings_limit, rules.king_vs_king_limit, rules.one_piece_each_limit))
 
         def material_class(s: Any) -> int:
-            # the classes of damier.outcome, numbered as end_class in the core numbers them
             lone = _lone_king_class(s)
             if lone == _FIVE and limits[0]:
                 return 1
             if lone == _SIXTEEN and limits[1]:
                 return 2
             if limits[2] and _is_three_kings_vs_king(s):
-                return 3 + 4 * int(s.pieces)   # a capture starts a new count
+                return 3 + 8 * int(s.pieces)   # a capture starts a new count
+            white = s.white_men + s.white_kings
+            black = s.black_men + s.black_kings
+            if limits[5] and white == 1 and black == 1:
+                return 6 + 8 * int(s.white_kings + 2 * s.black_kings)  # a crowning: a new count
+            if s.white_men == 0 and s.black_men == 0 and white and black:
+                if limits[4] and white == 1 and black == 1:
+                    return 5
+                if limits[3] and white + black == 3:
+                    return 4 + 8 * int(white == 2)
             return 0
 
         snapshots = board._snapshots

@@ -23,7 +23,11 @@ What :func:`parse_fen` reads:
 * upper- or lower-case letters (``w:w31:bk1`` is accepted);
 * surrounding whitespace, whitespace around ``:`` and ``,``, and an optional
   trailing ``.``;
-* Lidraughts' halfmove and fullmove suffixes ``:H0:F1`` (accepted and ignored).
+* Lidraughts' halfmove and fullmove suffixes ``:H0:F1`` (accepted and ignored);
+* for a variant with a king-move limit (Frisian, Frysk!), Lidraughts' field of the
+  kings' runs of moves, ``+<black count><square>+<white count><square>`` (``+0+2 28``
+  without the space: White's king on 28 has made its last 2 moves without capturing;
+  a count of 0 has no square). :func:`parse_fen_king_runs` returns it.
 
 Everything else raises :class:`damier.errors.InvalidFenError` with a message
 that names the problem and the offending token: a bad side to move, an unknown
@@ -44,16 +48,23 @@ for runs of three or more consecutive squares holding the same kind of piece
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Callable, Mapping
 
 from damier.errors import LONE_SURROGATE, InvalidFenError
 from damier.piece import BLACK, WHITE, Piece
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["parse_fen", "format_fen"]
+__all__ = ["parse_fen", "parse_fen_king_runs", "format_fen", "KingRuns"]
 
 _ENTRY_RE = re.compile(r"(K?)([0-9]+)(?:-(K?)([0-9]+))?\Z", re.IGNORECASE)
 _SUFFIX_RE = re.compile(r"([HF])([0-9]+)\Z", re.IGNORECASE)
+_RUNS_RE = re.compile(r"\+([0-9])([0-9]*)\+([0-9])([0-9]*)\Z")
+
+KingRuns = tuple[tuple[int, int], tuple[int, int]]
+"""The kings' runs of moves of a Frisian position: ``((square, count), (square, count))``
+for White then Black, ``(0, 0)`` for a side whose last move was no king's quiet move."""
+
+NO_RUNS: KingRuns = ((0, 0), (0, 0))
 _SHOWN_LIMIT = 100
 _SECTION_NAMES = {WHITE: "W", BLACK: "B"}
 
@@ -85,6 +96,29 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
     damier.errors.InvalidFenError: square 51 is out of range 1-50 for International
     (entry "51" in the W section of FEN "W:W51:B1")
     """
+    white_to_move, pieces, _ = _parse(text, variant)
+    return white_to_move, pieces
+
+
+def parse_fen_king_runs(text: str, variant: Variant | str = DEFAULT_VARIANT) -> KingRuns:
+    """The kings' runs of moves of a FEN (Lidraughts' Frisian field), checked as
+    :func:`parse_fen` checks the rest; ``((0, 0), (0, 0))`` when it has none.
+
+    >>> parse_fen_king_runs("B:WK28,35:BK3,12:H0:F1:+0+228", "frisian")
+    ((28, 2), (0, 0))
+    >>> parse_fen_king_runs("W:WK28:BK3:+328+0", "frisian")
+    Traceback (most recent call last):
+    ...
+    damier.errors.InvalidFenError: the king-run field "+328+0" puts Black's run on square 28, ...
+    >>> parse_fen_king_runs("W:WK28:BK3:+0+128")
+    Traceback (most recent call last):
+    ...
+    damier.errors.InvalidFenError: a king-run field "+0+128" is for a variant with a ...
+    """
+    return _parse(text, variant)[2]
+
+
+def _parse(text: str, variant: Variant | str) -> tuple[bool, dict[int, Piece], KingRuns]:
     v = get_variant(variant)
     if not isinstance(text, str):
         raise TypeError(f"FEN must be a str, not {type(text).__name__}")
@@ -117,9 +151,15 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
     # square -> (piece, entry, section) of its first use, for error messages.
     uses: dict[int, tuple[Piece, str, str]] = {}
     seen_sections: set[str] = set()
+    runs_field: str | None = None
     for index, field in enumerate(fields[1:], start=1):
         if not field:
             raise fail(f"empty field {index} (between two colons)")
+        if field.startswith("+"):
+            if runs_field is not None:
+                raise fail(f'repeated king-run field "{_shown(field)}"')
+            runs_field = field
+            continue
         head = field[0].upper()
         suffix = _SUFFIX_RE.match(field)
         if suffix is not None:
@@ -186,11 +226,49 @@ def parse_fen(text: str, variant: Variant | str = DEFAULT_VARIANT) -> tuple[bool
             raise fail(f"{_describe(piece)} on square {sq} (\"{_shown(entry)}\" in the {section} "
                        f"section) stands on {'White' if piece.color else 'Black'}'s crowning row "
                        f"(squares {first_sq}-{first_sq + v.per_row - 1}): impossible position")
-    return side.upper() == "W", {sq: uses[sq][0] for sq in sorted(uses)}
+    pieces = {sq: uses[sq][0] for sq in sorted(uses)}
+    runs = NO_RUNS if runs_field is None else _parse_runs(runs_field, v, pieces, fail)
+    return side.upper() == "W", pieces, runs
+
+
+def _parse_runs(field: str, v: Variant, pieces: Mapping[int, Piece],
+                fail: Callable[[str], InvalidFenError]) -> KingRuns:
+    """Lidraughts' king-run field: ``+<count><square>`` for Black, then White."""
+    shown = _shown(field)
+    if v.king_move_limit is None:
+        raise fail(f'a king-run field "{shown}" is for a variant with a king-move limit '
+                   f"(Frisian, Frysk!), not {v.title}")
+    m = _RUNS_RE.match(field)
+    if m is None:
+        raise fail(f'bad king-run field "{shown}": expected +<count><square>+<count><square> '
+                   "(Black's run, then White's; e.g. +0+228)")
+    runs: list[tuple[int, int]] = []
+    for (count_text, square_text), color in (((m.group(3), m.group(4)), WHITE),
+                                             ((m.group(1), m.group(2)), BLACK)):
+        name = "White" if color else "Black"
+        count = int(count_text)
+        if count == 0:
+            if square_text:
+                raise fail(f'the king-run field "{shown}" gives {name} a square with a run of 0')
+            runs.append((0, 0))
+            continue
+        if count > v.king_move_limit:
+            raise fail(f'the king-run field "{shown}" gives {name} a run of {count} moves: '
+                       f"{v.title} allows at most {v.king_move_limit}")
+        if not square_text or len(square_text) > 4:
+            raise fail(f'the king-run field "{shown}" gives {name}\'s run no square')
+        square = int(square_text)
+        held = pieces.get(square)
+        if held is None or not held.king or held.color != color:
+            raise fail(f'the king-run field "{shown}" puts {name}\'s run on square {square}, '
+                       f"which holds no {name.lower()} king")
+        runs.append((square, count))
+    return runs[0], runs[1]
 
 
 def format_fen(white_to_move: bool, pieces: Mapping[int, Piece],
-               variant: Variant | str = DEFAULT_VARIANT, *, compact: bool = False) -> str:
+               variant: Variant | str = DEFAULT_VARIANT, *, compact: bool = False,
+               king_runs: KingRuns = NO_RUNS) -> str:
     """Write a FEN string for the side to move and a ``{square: Piece}`` mapping.
 
     Pieces may be :class:`~damier.piece.Piece` objects or ``(color, king)``
@@ -205,6 +283,13 @@ def format_fen(white_to_move: bool, pieces: Mapping[int, Piece],
     'W:W31-50:B1-20'
     >>> format_fen(False, {5: Piece(False), 6: Piece(True, king=True)}, "english")
     'B:WK6:B5'
+
+    ``king_runs`` (White's then Black's ``(square, count)``) adds Lidraughts' king-run
+    field when a run is under way:
+
+    >>> format_fen(False, {28: Piece(True, king=True), 3: Piece(False, king=True)},
+    ...            "frisian", king_runs=((28, 2), (0, 0)))
+    'B:WK28:BK3:+0+228'
     """
     v = get_variant(variant)
     by_color: dict[bool, list[tuple[int, bool]]] = {WHITE: [], BLACK: []}
@@ -237,4 +322,7 @@ def format_fen(white_to_move: bool, pieces: Mapping[int, Piece],
                 out.append(f"{prefix}{sq}")
                 i += 1
         parts.append(_SECTION_NAMES[color] + ",".join(out))
+    if king_runs != NO_RUNS:
+        (w_sq, w_count), (b_sq, b_count) = king_runs
+        parts.append(f"+{b_count}{b_sq if b_count else ''}+{w_count}{w_sq if w_count else ''}")
     return ":".join(parts)

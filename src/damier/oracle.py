@@ -242,7 +242,9 @@ class Position:
         """Parse a simple FEN such as ``W:W31-50:B1-20`` or ``B:W6,9,K31:BK17,K24``.
 
         Squares may be listed one by one or as ranges (``31-50``); a ``K`` in
-        front of a square or range marks kings. ``king_runs``: see :class:`Position`.
+        front of a square or range marks kings. ``king_runs``: see :class:`Position`;
+        a field ``+<count><square>+<count><square>`` (Black's run, then White's, a
+        count of 0 without a square) gives them when the argument does not.
 
         >>> pos = Position.from_fen("B:W6,K31:BK17-18", "international")
         >>> pos.white_to_move, sorted(pos.pieces.items())
@@ -257,6 +259,13 @@ class Position:
         for field in fields[1:]:
             field = field.strip()
             if not field:
+                continue
+            if field.startswith("+"):
+                black_text, white_text = field[1:].split("+")
+                if king_runs is None:
+                    king_runs = tuple(  # type: ignore[assignment]
+                        (int(run[1:]) if run[1:] else 0, int(run[0]))
+                        for run in (white_text, black_text))
                 continue
             colour = field[0].upper()
             if colour not in ("W", "B"):
