@@ -68,7 +68,8 @@ import pytest
 
 import damier
 from damier import Board
-from damier.oracle import Position, notation as oracle_notation, perft as oracle_perft
+from damier.oracle import Position, perft as oracle_perft
+from movesets import Key, core_keys, core_texts, oracle_keys, oracle_play, oracle_texts
 from damier.variants import get_variant, variant_for_game_type, variant_for_hub_name
 
 FRISIAN = get_variant("frisian")
@@ -78,25 +79,7 @@ SEED = 20261201
 WEIGHTS_FEN = "W:W44,46:B7,13,18,27,41,K10,K20,K34"
 """Three kings (44x4) against five men (46x6): see the last rule position."""
 
-Key = tuple[int, int, frozenset[int]]
 Runs = tuple[tuple[int, int], tuple[int, int]]
-
-
-def core_texts(board: Board) -> list[str]:
-    return sorted(board.notation(m) for m in board.legal_moves)
-
-
-def core_keys(board: Board) -> set[Key]:
-    return {(m.from_square, m.to_square, m.capture_set) for m in board.legal_moves}
-
-
-def oracle_texts(pos: Position) -> list[str]:
-    legal = pos.legal_moves()
-    return sorted(oracle_notation(m, legal) for m in legal)
-
-
-def oracle_keys(pos: Position) -> set[Key]:
-    return {m.key() for m in pos.legal_moves()}
 
 
 def their_key(move: Any) -> Key:
@@ -105,10 +88,6 @@ def their_key(move: Any) -> Key:
 
 def their_keys(board: Any) -> set[Key]:
     return {their_key(m) for m in board.legal_moves()}
-
-
-def oracle_play(pos: Position, key: Key) -> Position:
-    return pos.play(next(m for m in pos.legal_moves() if m.key() == key))
 
 
 # -- the registry ---------------------------------------------------------------------------

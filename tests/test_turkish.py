@@ -62,37 +62,14 @@ import pytest
 
 import damier
 from damier import Board
-from damier.oracle import Position, notation as oracle_notation, perft as oracle_perft
+from damier.oracle import Position, perft as oracle_perft
+from movesets import Key, core_keys, core_texts, oracle_keys, oracle_play, oracle_texts
 from damier.variants import get_variant, variant_for_game_type
 
 TURKISH = get_variant("turkish")
 REFERENCE = Path(__file__).resolve().parent / "data" / "reference" / "perft.txt"
 SEED = 20261210
 FILES = "abcdefgh"
-
-Key = tuple[int, int, frozenset[int]]
-
-
-def core_texts(board: Board) -> list[str]:
-    return sorted(board.notation(m) for m in board.legal_moves)
-
-
-def core_keys(board: Board) -> set[Key]:
-    return {(m.from_square, m.to_square, m.capture_set) for m in board.legal_moves}
-
-
-def oracle_texts(pos: Position) -> list[str]:
-    legal = pos.legal_moves()
-    return sorted(oracle_notation(m, legal) for m in legal)
-
-
-def oracle_keys(pos: Position) -> set[Key]:
-    return {m.key() for m in pos.legal_moves()}
-
-
-def oracle_play(pos: Position, key: Key) -> Position:
-    return pos.play(next(m for m in pos.legal_moves() if m.key() == key))
-
 
 # -- the board -----------------------------------------------------------------------------
 

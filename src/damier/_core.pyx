@@ -164,7 +164,7 @@ cdef void _init_dark_layout(Geo* g):
     """The dark squares' bit layout (every variant but Turkish): ``layout_bit``, a ghost
     bit after every two rows, the diagonal and orthogonal shifts."""
     cdef int size = g.size, r = size // 2
-    cdef int s, b, t
+    cdef int s, t
     g.per_row = r
     g.nsq = size * size // 2
     g.shift[0] = r + 1
@@ -175,13 +175,7 @@ cdef void _init_dark_layout(Geo* g):
     g.shift[5] = 1           # a row: the next dark square, two columns left or right
     g.shift[6] = 1
     g.shift[7] = 2 * r + 1
-    g.mask = 0
-    g.promo[0] = 0
-    g.promo[1] = 0
-    for b in range(64):
-        g.sq_of_bit[b] = 0
-    for b in range(65):
-        g.bit_of_sq[b] = -1
+    _clear_squares(g)
     # A board whose top left square is dark (Italian) is the mirror image of the bit
     # layout's board: its square s, at position p of its row, is the layout's square at
     # position r - 1 - p of the same row. Rows, and so the crowning rows, are the same;
@@ -190,15 +184,32 @@ cdef void _init_dark_layout(Geo* g):
         t = s
         if g.mirror:
             t = ((s - 1) // r) * r + (r - 1 - (s - 1) % r) + 1
-        b = layout_bit(r, t)
-        g.sq_of_bit[b] = s
-        g.bit_of_sq[s] = b
-        g.mask |= (<uint64_t>1) << b
-        if s <= r:
-            g.promo[1] |= (<uint64_t>1) << b
-        if s > g.nsq - r:
-            g.promo[0] |= (<uint64_t>1) << b
+        _place_square(g, s, layout_bit(r, t))
     _init_orthogonal(g)
+
+
+cdef void _clear_squares(Geo* g):
+    """No square placed yet: empty masks and crowning rows, no bit for any square."""
+    cdef int b
+    g.mask = 0
+    g.promo[0] = 0
+    g.promo[1] = 0
+    for b in range(64):
+        g.sq_of_bit[b] = 0
+    for b in range(65):
+        g.bit_of_sq[b] = -1
+
+
+cdef void _place_square(Geo* g, int s, int b):
+    """Square ``s`` is bit ``b``: the maps both ways, the board's mask, and the crowning
+    rows (White crowns on the first row of squares, Black on the last)."""
+    g.sq_of_bit[b] = s
+    g.bit_of_sq[s] = b
+    g.mask |= (<uint64_t>1) << b
+    if s <= g.per_row:
+        g.promo[1] |= (<uint64_t>1) << b
+    if s > g.nsq - g.per_row:
+        g.promo[0] |= (<uint64_t>1) << b
 
 
 cdef void _init_full_layout(Geo* g):
@@ -214,22 +225,9 @@ cdef void _init_full_layout(Geo* g):
     g.shift[5] = 1
     g.shift[6] = 1
     g.shift[7] = size
-    g.mask = 0
-    g.promo[0] = 0
-    g.promo[1] = 0
-    for b in range(64):
-        g.sq_of_bit[b] = 0
-    for b in range(65):
-        g.bit_of_sq[b] = -1
+    _clear_squares(g)
     for s in range(1, g.nsq + 1):
-        b = s - 1
-        g.sq_of_bit[b] = s
-        g.bit_of_sq[s] = b
-        g.mask |= (<uint64_t>1) << b
-        if s <= size:
-            g.promo[1] |= (<uint64_t>1) << b
-        if s > g.nsq - size:
-            g.promo[0] |= (<uint64_t>1) << b
+        _place_square(g, s, s - 1)
     for d in range(8):
         g.src[d] = g.mask
     for s in range(1, g.nsq + 1):
