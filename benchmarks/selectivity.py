@@ -67,6 +67,23 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "lmr_div_2.5": {"lmr_divisor": 2.5},
     "all": ALL_ON,
 }
+
+
+def settings_of(name: str) -> dict[str, Any]:
+    """The settings of a configuration: a name of ``CONFIGS``, or a base name followed
+    by ``+setting=value`` parts (``all+lmr_divisor=1.0+lmr_move=1``)."""
+    base, *parts = name.split("+")
+    if base not in CONFIGS:
+        raise KeyError(base)
+    settings = dict(CONFIGS[base])
+    for part in parts:
+        key, _, value = part.partition("=")
+        if not key or not value:
+            raise KeyError(part)
+        settings[key] = float(value) if "." in value else int(value)
+    return settings
+
+
 DEFAULT_CONFIGS = ("off", "single_reply_off", "probcut", "singular", "threat_qsearch",
                    "history1", "history2", "all")
 
@@ -129,7 +146,7 @@ def timed(damier: Any, fens: list[str | None], names: list[str], seconds: float
     for fen in fens:
         board = damier.Board(fen) if fen else damier.Board()
         for name in names:
-            engine = engine_for(CONFIGS[name])
+            engine = engine_for(settings_of(name))
             start = time.perf_counter()
             result = engine.search(board, movetime=seconds)
             elapsed = time.perf_counter() - start
@@ -147,7 +164,7 @@ def fixed_depth_nodes(damier: Any, fens: list[str], names: list[str], depth: int
     for name in names:
         total = 0
         for fen in fens:
-            total += engine_for(CONFIGS[name]).search(damier.Board(fen), depth=depth).nodes
+            total += engine_for(settings_of(name)).search(damier.Board(fen), depth=depth).nodes
         out[name] = total
     return out
 
@@ -160,7 +177,7 @@ def puzzles_solved(damier: Any, names: list[str], nodes: int, limit: int | None
         puzzles = puzzles[:limit]
     out = {}
     for name in names:
-        engine = engine_for(CONFIGS[name])
+        engine = engine_for(settings_of(name))
         solved = 0
         missed: list[str] = []
         start = time.perf_counter()
@@ -177,6 +194,14 @@ def puzzles_solved(damier: Any, names: list[str], nodes: int, limit: int | None
     return out
 
 
+def _known(name: str) -> bool:
+    try:
+        settings_of(name)
+    except (KeyError, ValueError):
+        return False
+    return True
+
+
 def sanity_match(name: str, games: int, nodes: int, seed: int) -> Any:
     """``name`` against all off, ``nodes`` a move, one game at a time."""
     from damier.match import DamierPlayer, parse_engine_spec, run_match  # noqa: PLC0415
@@ -184,7 +209,7 @@ def sanity_match(name: str, games: int, nodes: int, seed: int) -> Any:
     def player(config: str) -> Any:
         def start() -> Any:
             p = DamierPlayer(parse_engine_spec(f"damier:nodes={nodes},hash=16"))
-            p.engine.set_selectivity(**CONFIGS[config])
+            p.engine.set_selectivity(**settings_of(config))
             p.name = f"damier {config}"
             return p
         return start
@@ -196,7 +221,8 @@ def sanity_match(name: str, games: int, nodes: int, seed: int) -> Any:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
-                        help=f"comma-separated, of: {', '.join(CONFIGS)}")
+                        help=f"comma-separated, of: {', '.join(CONFIGS)}; a name may add "
+                        "settings: all+lmr_divisor=1.0+lmr_move=1")
     parser.add_argument("--times", default="0.1,1", help="seconds a search (comma-separated)")
     parser.add_argument("--positions", type=int, default=0,
                         help="use only the first N middlegames (0: all)")
@@ -223,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         make_middlegames(damier)
         return 0
     if args.match:
-        if args.match not in CONFIGS:
+        if not _known(args.match):
             parser.error(f"unknown configuration {args.match!r}; known: {', '.join(CONFIGS)}")
         result = sanity_match(args.match, args.games, args.match_nodes, args.seed)
         say(result.summary())
@@ -232,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     names = [n.strip() for n in args.configs.split(",") if n.strip()]
     for name in names:
-        if name not in CONFIGS:
+        if not _known(name):
             parser.error(f"unknown configuration {name!r}; known: {', '.join(CONFIGS)}")
     if hasattr(os, "sched_setaffinity"):
         cpu = args.cpu if args.cpu is not None else max(os.sched_getaffinity(0))
@@ -248,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     # Warm-up (loads the evaluation weights).
     engine_for({}).search(damier.Board(), depth=4)
 
-    report: dict[str, Any] = {"configs": {n: CONFIGS[n] for n in names}, "timed": {},
+    report: dict[str, Any] = {"configs": {n: settings_of(n) for n in names}, "timed": {},
                               "puzzles": {}}
     if not args.no_timed:
         for seconds in times:
