@@ -312,6 +312,36 @@ def test_late_move_pruning_never_prunes_a_shot() -> None:
         assert result.best_move == board.parse_move(shot.solution), shot.id
 
 
+def test_lmp_setting_prunes_without_losing_shots() -> None:
+    """``set_selectivity(lmp=k)`` prunes quiet moves after ``k + depth^2`` at depths
+    1-3: a fixed-depth search of a middlegame visits fewer nodes, every verified shot
+    is still found, and ``lmp=0`` gives back the search without pruning."""
+    from test_engine import ALL_SHOTS
+
+    # four quiet middlegames (benchmarks/data/middlegames.txt), Black to move: pruning
+    # may cost nodes in one (another move order, another PV), not over all four
+    boards = [damier.Board(fen) for fen in (
+        "B:W22,27,28,32,33,35,36,38,41,43,44,45,47,48,49,50:B1,2,3,4,6,7,8,9,11,13,16,18,19,"
+        "24,25,26",
+        "B:W22,26,27,32,35,40,41,42,43,44,46,47,48,49,50:B1,2,3,4,5,6,7,8,15,16,19,23,24,25,29",
+        "B:W25,27,28,32,33,35,37,38,42,43,44,45,47,48,49,50:B1,2,3,4,7,8,13,14,15,16,17,18,19,"
+        "23,24,26",
+        "B:W27,28,33,34,35,37,38,42,44,45,47,48,49,50:B1,2,4,6,7,8,9,10,14,17,18,19,24,25")]
+    off = [Engine(hash_mb=16).search(board, depth=10).nodes for board in boards]
+    pruned = [Engine(hash_mb=16, selectivity={"lmp": 1}).search(board, depth=10).nodes
+              for board in boards]
+    assert sum(pruned) < 0.9 * sum(off), (pruned, off)
+    engine = Engine(hash_mb=16, selectivity={"lmp": 1})
+    engine.set_selectivity(lmp=0)
+    assert engine.search(boards[1], depth=10).nodes == off[1]
+    engine = Engine(hash_mb=16, selectivity={"lmp": 1})
+    for shot in ALL_SHOTS:
+        shot_board = damier.Board(shot.fen, variant=shot.variant)
+        engine.new_game()
+        result = engine.search(shot_board, depth=shot.depth)
+        assert result.best_move == shot_board.parse_move(shot.solution), shot.id
+
+
 def test_late_move_pruning_settings_are_checked() -> None:
     core = Engine(hash_mb=8)._core
     with pytest.raises(ValueError):

@@ -152,7 +152,8 @@ cdef class SearchCore:
     def set_selectivity(self, *, single_reply=None, probcut=None, probcut_margin=None,
                         probcut_depth=None, probcut_reduction=None, singular=None,
                         singular_depth=None, singular_margin=None, threat_qsearch=None,
-                        history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None):
+                        history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
+                        lmp=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`).
 
@@ -177,6 +178,9 @@ cdef class SearchCore:
         - ``lmr_depth``, ``lmr_move``: late-move reductions from this depth,
           and after this many moves searched (3 and 2 by default);
           ``lmr_divisor``: their size, as :meth:`set_lmr` (1.5 by default).
+        - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3 of
+          non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are skipped
+          when they give the opponent no capture (:meth:`set_pruning` with those counts).
         """
         cdef Selectivity sel = self.s.sel
         cdef int i
@@ -211,11 +215,16 @@ cdef class SearchCore:
                 raise TypeError(f"lmr_divisor must be a number, not {type(lmr_divisor).__name__}")
             if not 0.25 <= lmr_divisor <= 100:
                 raise ValueError(f"lmr_divisor must be between 0.25 and 100, got {lmr_divisor}")
+        if lmp is not None:
+            sel.lmp = _whole(lmp, "lmp", 0, 64)
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
         if lmr_divisor is not None:
             self.set_lmr(float(lmr_divisor))
+        if lmp is not None:
+            self.set_pruning([sel.lmp + d * d if sel.lmp else 0
+                              for d in range(1, LMP_SEL_DEPTH + 1)])
         return self.selectivity
 
     @property
@@ -478,7 +487,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
             "threat_qsearch": sel.threat_plies, "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
-            "lmr_divisor": sel.lmr_divisor}
+            "lmr_divisor": sel.lmr_divisor, "lmp": sel.lmp}
 
 
 def helper_selectivity(SearchCore core, int index):

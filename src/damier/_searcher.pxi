@@ -34,6 +34,7 @@ cdef enum:
     LIMIT_CHECK_NODES = 1024  # the node and time limits are checked every this many nodes
     LMR_TABLE = 64           # the lmr table's depths and move numbers (larger ones: the last)
     LMP_DEPTHS = 8           # late-move pruning counts of depths 1 to LMP_DEPTHS - 1
+    LMP_SEL_DEPTH = 3        # the depths the lmp selectivity setting prunes at
     MAXQUIETS = 64           # quiet moves remembered per node for the history malus
     NO_THREAT = 1000         # qsearch ply given to the replies of a threat search: no second one
 
@@ -71,6 +72,8 @@ ctypedef struct Selectivity:
     int lmr_depth            # least depth of a late-move reduction
     int lmr_move             # moves searched before the first reduced one
     double lmr_divisor       # reductions log(depth) * log(move number) / lmr_divisor (the lmr table)
+    int lmp                  # late-move pruning: at depth d <= LMP_SEL_DEPTH, quiet moves after
+                             # lmp + d * d (0: off; SearchCore.set_pruning sets the counts freely)
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -87,6 +90,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_depth = 3
     sel.lmr_move = 2
     sel.lmr_divisor = DEFAULT_LMR_DIVISOR
+    sel.lmp = 0
 
 
 ctypedef struct Searcher:

@@ -198,6 +198,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "lmr_depth": (_int_option(1, 64), "late-move reductions from this depth"),
     "lmr_move": (_int_option(1, 64), "late-move reductions after this many moves"),
     "lmr_divisor": (_divisor, "size of the late-move reductions (larger: smaller)"),
+    "lmp": (_int_option(0, 64), "late-move pruning: quiet moves after lmp + depth^2 at "
+            "depths 1-3 (0 off)"),
 }
 _DAMIER_OPTIONS.update(_SELECTIVITY_OPTIONS)
 
