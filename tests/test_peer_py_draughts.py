@@ -77,6 +77,7 @@ from functools import lru_cache
 import pytest
 
 import damier
+from damier.fen import format_fen
 from damier.rules import Rules
 from damier.variants import Variant, get_variant
 from peers import PeerMove, py_draughts_legal_moves_by_variant, py_draughts_perfts_by_variant
@@ -172,15 +173,21 @@ def playout_fens(rng: random.Random, variant: Variant, count: int,
             if not moves or (variant.name in NO_KINGS and "K" in board.fen()):
                 break
             if ply >= 4 and rng.random() < keep:
-                fens.append(board.fen())
+                fens.append(plain_fen(board))
                 if runs is not None and board._king_runs() != NO_RUNS:
                     runs[fens[-1]] = (board._king_runs(), move_keys(moves))
             board.push(rng.choice(moves) if runs is None else choose(rng, board, moves))
         if variant.name not in NO_KINGS or "K" not in board.fen():
-            fens.append(board.fen())
+            fens.append(plain_fen(board))
             if runs is not None and board._king_runs() != NO_RUNS:
                 runs[fens[-1]] = (board._king_runs(), move_keys(board.legal_moves))
     return fens[:count]
+
+
+def plain_fen(board: damier.Board) -> str:
+    """The position's FEN without the king-run field (py-draughts does not read it): the
+    position as the peer sets it up."""
+    return format_fen(board.turn, board.piece_map(), board.variant)
 
 
 def is_king(board: damier.Board, square: int) -> bool:
@@ -220,7 +227,7 @@ def king_run_fens(rng: random.Random, variant: Variant, count: int,
                 break
             run = side_run(board)[1]
             if run and rng.random() < (1.0 if run >= 3 else 0.1):
-                fens.append(board.fen())
+                fens.append(plain_fen(board))
                 runs[fens[-1]] = (board._king_runs(), move_keys(moves))
             board.push(choose(rng, board, moves, 0.9))
     return fens[:count]
@@ -537,12 +544,15 @@ def side_has_men(fen: str, white: bool) -> bool:
 @pytest.mark.slow
 @pytest.mark.parametrize("peer", FRISIAN_PEERS)
 def test_king_runs_are_not_in_the_fen(peer: str) -> None:
-    """Why positions are compared as their FENs set them: where the side to move has
-    just made three quiet moves with one king and still has men, the king-move limit
-    (lidraughts' rules of Frisian draughts: no more than three non-capturing moves in a
-    row with the same king, unless the player has no men left) forbids that king's
-    quiet moves in the game, but not in the position its FEN sets, which is what
-    py-draughts gets (and it lists them). Anywhere else the history changes nothing."""
+    """Why positions are compared as their FENs set them without the king-run field
+    (py-draughts does not read it): where the side to move has just made three quiet
+    moves with one king and still has men, the king-move limit (lidraughts' rules of
+    Frisian draughts: no more than three non-capturing moves in a row with the same
+    king, unless the player has no men left) forbids that king's quiet moves in the
+    game, but not in the position the plain FEN sets, which is what py-draughts gets
+    (and it lists them). Anywhere else the history changes nothing. The FEN with
+    Lidraughts' king-run field (``+<black run><square>+<white run><square>``) gives
+    damier the game's moves back."""
     variant = PEERS[peer]
     limit = variant.king_move_limit
     assert limit is not None
@@ -558,6 +568,10 @@ def test_king_runs_are_not_in_the_fen(peer: str) -> None:
         if count >= limit and side_has_men(fen, white):
             expected = {m for m in fresh if m[0] != square or m[2]}
         assert in_game == expected, (fen, king_runs, differences(in_game, expected))
+        if (count >= limit and side_has_men(fen, white)
+                and is_king(damier.Board(fen, variant=variant.name), square)):
+            field = f"+0+{count}{square}" if white else f"+{count}{square}+0"
+            assert damier_moves(f"{fen}:{field}", variant) == in_game, (fen, field)
         if in_game != fresh:
             limited += 1
             assert theirs[fen] == fresh, (fen, differences(fresh, theirs[fen]))

@@ -25,7 +25,7 @@ from typing import Any
 
 from damier._core import CoreBoard, Move
 from damier.errors import IllegalMoveError
-from damier.fen import NO_RUNS, _parse, format_fen
+from damier.fen import NO_RUNS, KingRuns, _parse, format_fen
 from damier.moves import explain_illegal
 from damier.moves import parse_move as _parse_move
 from damier.notation import move_text
@@ -130,9 +130,20 @@ class Board(CoreBoard):
 
     def fen(self, *, compact: bool = False) -> str:
         """The position in FEN, e.g. ``W:W31,...,50:B1,...,20`` (``compact``: with ranges)."""
-        runs = self._king_runs() if self.variant.king_move_limit is not None else NO_RUNS
-        return format_fen(self.turn, self.piece_map(), self.variant, compact=compact,
-                          king_runs=runs)
+        pieces = self.piece_map()
+        runs = self._live_king_runs(pieces) if self.variant.king_move_limit is not None else NO_RUNS
+        return format_fen(self.turn, pieces, self.variant, compact=compact, king_runs=runs)
+
+    def _live_king_runs(self, pieces: dict[int, Piece]) -> KingRuns:
+        """The king runs that still matter (the FEN's): a side's run whose king stands and
+        while the side has men (the king-move limit binds only then); ``(0, 0)`` else."""
+        live = []
+        for (square, count), color in zip(self._king_runs(), (WHITE, BLACK), strict=True):
+            held = pieces.get(square) if count else None
+            has_men = any(p.color == color and not p.king for p in pieces.values())
+            alive = held is not None and held.king and held.color == color and has_men
+            live.append((square, count) if alive else (0, 0))
+        return live[0], live[1]
 
     def piece_at(self, square: int) -> Piece | None:
         """The piece on ``square``, or None. A square off the board raises
