@@ -404,10 +404,9 @@ class Engine(EngineAPI):
             limits, done, current = self._endgame_counts(board)
             k = (current & 7) - 1
             if current and done + plies >= limits[k]:
-                rule = ("the three-kings rule" if k == 2 else
-                        f"the {limits[k] // 2}-move rule" if k < 2 else
-                        ("the two-kings rule", "the king-against-king rule",
-                         "the one-piece-each rule")[k - 3])
+                rule = (f"the {limits[0] // 2}-move rule", f"the {limits[1] // 2}-move rule",
+                        "the three-kings rule", "the two-kings rule",
+                        "the king-against-king rule", "the one-piece-each rule")[k]
             _, rev, king_draw = self._history(board)
             if rule is None and king_draw and rev + plies >= king_draw:
                 rule = f"the {board.rules.king_moves_limit}-move king rule"
