@@ -10,6 +10,7 @@ from array import array
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import damier
@@ -37,9 +38,9 @@ def random_boards(variant: str, count: int, seed: int) -> list[damier.Board]:
 
 
 def random_weights(variant: str, seed: int) -> Weights:
-    rng = random.Random(seed)
     n = 2 * eval_layout(VARIANTS[variant].index)["features"]
-    return Weights(VARIANTS[variant], array("h", (rng.randint(-3000, 3000) for _ in range(n))))
+    values = np.random.default_rng(seed).integers(-3000, 3001, n, dtype=np.int16)
+    return Weights(VARIANTS[variant], array("h", values.tobytes()))
 
 
 def traced_score(board: damier.Board, vector: array) -> int:
@@ -167,9 +168,9 @@ def test_material_table_state_of_a_position(fen, variant, white, black) -> None:
     layout = eval_layout(board.variant.index)
     base = len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
     assert layout["material_states"] == 20 * 4 * 20 * 4
-    assert layout["features"] == base + layout["material_states"] + 1
+    assert layout["features"] == (base + layout["material_states"] + layout["big_features"] + 1)
     material = [(f - base, c) for f, c in zip(feats, counts, strict=True)
-                if base <= f < layout["features"] - 1]
+                if base <= f < base + layout["material_states"]]
     assert sorted(material) == sorted([(_material_state(*white), 1), (_material_state(*black), -1)])
 
 
@@ -201,13 +202,64 @@ def test_weights_before_the_material_table_read_with_zeros() -> None:
     weights = Weights.read(Path(__file__).parent / "data" / "eval_international_round0.bin")
     layout = eval_layout(weights.variant.index)
     at = 2 * (len(layout["terms"]) + layout["patterns"] * layout["pattern_states"])
-    size = 2 * layout["material_states"]
+    size = 2 * (layout["material_states"] + layout["big_features"])
     assert len(stored) + size == len(weights.vector)
     assert weights.vector[:at] == stored[:at]
     assert not any(weights.vector[at:at + size])
     assert weights.vector[at + size:] == stored[at:]
     # Written again, it is a file of the current layout that reads back the same.
     assert Weights.from_bytes(weights.to_bytes()) == weights
+
+
+def test_weights_before_the_big_tables_read_with_zeros(restore_weights: None) -> None:
+    """tests/data/eval_international_round5.bin (round 5, shipped until 2026-11-27) was
+    written before the big 4 x 6 tables: it reads with them all zeros after its material
+    table, and evaluates as the sum of its own weights."""
+    path = Path(__file__).parent / "data" / "eval_international_round5.bin"
+    stored = array("h")
+    stored.frombytes(zlib.decompress(path.read_bytes()[100:]))
+    weights = Weights.read(path)
+    layout = eval_layout(weights.variant.index)
+    at = 2 * (len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
+              + layout["material_states"])
+    size = 2 * layout["big_features"]
+    assert size == 2 * 4 * 3 ** 12
+    assert len(stored) + size == len(weights.vector)
+    assert weights.vector[:at] == stored[:at]
+    assert not any(weights.vector[at:at + size])
+    assert weights.vector[at + size:] == stored[at:]
+    set_eval_weights(weights.to_core())
+    for board in random_boards("international", 40, seed=4):
+        assert evaluate(board) == traced_score(board, weights.vector)
+
+
+def test_big_pattern_of_a_single_man_is_its_area_state(restore_weights: None) -> None:
+    """Big table 0 holds squares 21, 22, 26, 27, ..., 46, 47 (rows 4-9, columns 0-3,
+    White's view): a White man on 27 is digit 1 in the fourth place (state 27); Black's
+    man on 24, the half-turn of 27, is the same state of Black's view, subtracted. A
+    weight there moves the score by its value, and by nothing once the man leaves the
+    area."""
+    board = damier.Board("W:W27:B24")
+    v = board.variant
+    layout = eval_layout(v.index)
+    assert layout["big_areas"][0] == ([21, 22, 26, 27, 31, 32, 36, 37, 41, 42, 46, 47],
+                                      [4, 5, 9, 10, 14, 15, 19, 20, 24, 25, 29, 30])
+    base = (len(layout["terms"]) + layout["patterns"] * layout["pattern_states"]
+            + layout["material_states"])
+    feats, counts, _, _ = eval_trace(board)
+    big = [(f - base, c) for f, c in zip(feats, counts, strict=True)
+           if base <= f < base + layout["big_states"]]
+    assert sorted(big) == [(27, -1), (27, 1)]
+    w = Weights.material(v)
+    w.vector[2 * (base + 27)] = w.vector[2 * (base + 27) + 1] = 40 * 8
+    set_eval_weights(w.to_core())
+    plain = Weights.material(v)
+    lone = damier.Board("W:W27:B1")      # Black's man outside table 0's turned area
+    for b, delta in ((board, 0), (lone, 40)):
+        with_weight = evaluate(b)
+        set_eval_weights(plain.to_core())
+        assert with_weight - evaluate(b) == delta, b.fen()
+        set_eval_weights(w.to_core())
 
 
 @pytest.mark.parametrize("variant", [name for name, v in VARIANTS.items() if v.eval_weights_file])

@@ -201,7 +201,7 @@ def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -
 
 
 def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> None:
-    """``fixed`` names terms or whole tables ("material", "patterns"): each of
+    """``fixed`` names terms or whole tables ("material", "patterns", "big"): each of
     their weights stays at its initial value while the rest are fitted; an
     unknown name is an error that lists the names there are."""
     boards = _random_positions(400, seed=11)
@@ -212,10 +212,12 @@ def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> 
     tables = nterms + int(layout["patterns"]) * int(layout["pattern_states"])
     material = range(tables, tables + int(layout["material_states"]))
     patterns = range(nterms, tables)
+    big = range(material.stop, material.stop + int(layout["big_features"]))
     data = _random_results(boards, seed=4)
     start = Weights.material(variant)
     shown = set(feats[counts != 0].ravel().tolist())
-    for f in list(material) + [f for f in patterns if f in shown][:50]:
+    for f in (list(material) + [f for f in patterns if f in shown][:50]
+              + [f for f in big if f in shown][:50]):
         start.vector[2 * f] = start.vector[2 * f + 1] = 40
     settings = dict(epochs=3, batch=64, learning_rate=0.5, l2=0.01, score_share=0.0,
                     validation=0.2)
@@ -225,15 +227,18 @@ def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> 
                    for f in features for k in (0, 1))
 
     free, _ = fit(data, start, FitSettings(**settings), progress=False)
-    assert changed(free, material) > 0 and changed(free, patterns) > 0
+    assert changed(free, material) > 0 and changed(free, patterns) > 0 and changed(free, big) > 0
     kept, _ = fit(data, start, FitSettings(**settings, fixed=("material", "man")), progress=False)
     assert changed(kept, material) == 0
     assert kept.get("man") == start.get("man")
     assert changed(kept, patterns) > 0
     kept, _ = fit(data, start, FitSettings(**settings, fixed=("patterns",)), progress=False)
     assert changed(kept, patterns) == 0
-    assert changed(kept, material) > 0
-    with pytest.raises(TrainError, match="unknown term 'tempo2'.*tables: patterns, material"):
+    assert changed(kept, material) > 0 and changed(kept, big) > 0
+    kept, _ = fit(data, start, FitSettings(**settings, fixed=("big",)), progress=False)
+    assert changed(kept, big) == 0
+    assert changed(kept, patterns) > 0
+    with pytest.raises(TrainError, match="unknown term 'tempo2'.*tables: patterns, material, big"):
         fit(data, start, FitSettings(**settings, fixed=("tempo2",)), progress=False)
 
 

@@ -15,6 +15,9 @@ cdef enum:
     LONE_KING_SHIFT = 4      # a drawish lone-king ending's scores are divided by 16
     MAN_VALUE = 100          # the weights before any are loaded: material only (centi-men)
     KING_VALUE = 300
+    BIGPAT = 4               # tables of big areas (4 on 10x10 boards, 3 on 8x8)
+    BIG_SQUARES = 12         # the dark squares of a big area (4 columns, 6 rows)
+    BSTATES = 531441         # 3^12
 
 # ---------------------------------------------------------------------------
 # Evaluation
@@ -48,6 +51,14 @@ cdef enum:
 # many men against none, two kings against one and three men...). It is shared
 # by the two sides like the area tables: White's view minus Black's view, so a
 # balanced material scores 0. It comes after the area tables in the weights.
+#
+# Big patterns. Areas of 4 columns x 6 rows (12 dark squares, 3^12 states) on the
+# six rows of White's side of the board (rows size-6 to size-1), one table per
+# column offset 0, 2, 4...; table k adds White's view of its area and subtracts
+# Black's view of the area turned half a turn (on Black's side), like the small
+# areas. They come after the material table in the weights and are held only
+# when a weight file has any of them non-zero (``EvalW.big``; NULL otherwise,
+# and the evaluation skips them).
 
 # The hand-named terms: their slots in the feature vector (and in EvalW.term),
 # and NTERMS, their number. _TERM_SLOTS names each slot; EVAL_TERM_NAMES is made
@@ -110,6 +121,8 @@ ctypedef struct EvalW:
     int16_t side[2]                  # the side to move's bonus
     int16_t pat[MAXPAT][PSTATES][2]  # [table][area state][opening, endgame]
     int16_t mat[MATSTATES][2]        # [material state][opening, endgame]
+    int32_t* big                     # [table * BSTATES + state]: opening in the low 16
+                                     # bits, endgame in the high 16; NULL: all zero
 
 ctypedef struct EvalTables:
     int initial_men
@@ -125,6 +138,11 @@ ctypedef struct EvalTables:
     uint64_t outpost[2]      # squares where an outpost counts, [black, white]
     uint64_t cone[2][64]     # squares ahead of a man on a bit, [black, white]
     uint64_t row_bits[4]     # [j]: the squares whose row (0 at the top) has bit j set
+    int nbig                 # big-area tables
+    uint64_t bmask_w[BIGPAT] # the squares of the big area White sees with table k
+    uint64_t bmask_b[BIGPAT] # the same area turned, seen by Black
+    int8_t bbits_w[BIGPAT][BIG_SQUARES]   # their bits in rising order (no pext)
+    int8_t bbits_b[BIGPAT][BIG_SQUARES]
 
 # Parallel bit extract (BMI2) gathers an area's 8 squares in one instruction,
 # where the folds of ``area_bits`` take a dozen. Not on AMD before Zen 3, whose
@@ -214,6 +232,13 @@ cdef void _init_eval_tables(int v):
                 t.mask_b[n] = area_mask(t, t.area_b[n])
                 n += 1
     t.npat = n
+    # Big areas: rows size-6 to size-1 (White's side), columns c to c+3 for even c,
+    # seen by White; the same turned (rows 0-5, columns size-4-c on), seen by Black.
+    t.nbig = 0
+    for c in range(0, size - 3, 2):
+        _big_area(g, t, t.nbig, size - 6, c, 0)
+        _big_area(g, t, t.nbig, 0, size - 4 - c, 1)
+        t.nbig += 1
     # The geometry of the bit layout (layout square s, see layout_bit), whatever the
     # variant's numbering: the areas and shifts above are in that layout too.
     for s in range(1, g.nsq + 1):
@@ -239,6 +264,31 @@ cdef void _init_eval_tables(int v):
                 t.cone[1][b] |= (<uint64_t>1) << layout_bit(R, s2)
             if r2 > r and abs(c2 - c) <= r2 - r:
                 t.cone[0][b] |= (<uint64_t>1) << layout_bit(R, s2)
+
+
+cdef void _big_area(const Geo* g, EvalTables* t, int k, int row, int col, int black):
+    """Sets big area ``k``'s mask and bit list (Black's when ``black``): the dark
+    squares of rows row..row+5 and columns col..col+3."""
+    cdef int s, r, c, b, n = 0
+    cdef uint64_t m = 0
+    for s in range(1, g.nsq + 1):
+        r = (s - 1) // g.per_row
+        c = 2 * ((s - 1) % g.per_row) + (1 if r % 2 == 0 else 0)
+        if row <= r < row + 6 and col <= c < col + 4:
+            m |= (<uint64_t>1) << layout_bit(g.per_row, s)
+    b = 0
+    while m >> b:
+        if (m >> b) & 1:
+            if black:
+                t.bbits_b[k][n] = <int8_t>b
+            else:
+                t.bbits_w[k][n] = <int8_t>b
+            n += 1
+        b += 1
+    if black:
+        t.bmask_b[k] = m
+    else:
+        t.bmask_w[k] = m
 
 
 cdef void _init_full_eval_tables(const Geo* g, EvalTables* t):
@@ -335,6 +385,41 @@ cdef inline int area_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int 
     cdef uint64_t x = ((bm >> base) & <uint64_t>0xFFFFFFFF) | (((wm >> base) & <uint64_t>0xFFFFFFFF) << 32)
     x = area_bits(t, x)
     return TERN_REV[x & 255] + 2 * TERN_REV[(x >> 32) & 255]
+
+
+cdef inline uint32_t gather_bits(uint64_t x, const int8_t* bits) noexcept nogil:
+    """The bits of ``x`` at the 12 positions ``bits`` as bits 0-11 (no pext)."""
+    cdef uint32_t r = 0
+    cdef int j
+    for j in range(BIG_SQUARES):
+        r |= <uint32_t>((x >> bits[j]) & 1) << j
+    return r
+
+
+cdef inline int tern12(uint32_t x) noexcept nogil:
+    """12 bits as base-3 digits 1 (bit j: 3^j)."""
+    return TERN[x & 255] + 6561 * TERN[x >> 8]
+
+
+cdef inline int tern12_rev(uint32_t x) noexcept nogil:
+    """12 bits as base-3 digits 1 in reverse order (bit j: 3^(11-j))."""
+    return TERN_REV[x >> 4] + 6561 * TERN_REV[(x & 15) << 4]
+
+
+cdef inline int big_index_w(const EvalTables* t, uint64_t wm, uint64_t bm, int k) noexcept nogil:
+    """White's view of big area k: own (White) men digit 1, Black's digit 2."""
+    if FAST_PEXT:
+        return tern12(<uint32_t>pext(wm, t.bmask_w[k])) + 2 * tern12(<uint32_t>pext(bm, t.bmask_w[k]))
+    return tern12(gather_bits(wm, t.bbits_w[k])) + 2 * tern12(gather_bits(bm, t.bbits_w[k]))
+
+
+cdef inline int big_index_b(const EvalTables* t, uint64_t wm, uint64_t bm, int k) noexcept nogil:
+    """Black's view of big area k turned half a turn: own (Black) men digit 1,
+    White's digit 2, the squares in reverse order."""
+    if FAST_PEXT:
+        return (tern12_rev(<uint32_t>pext(bm, t.bmask_b[k]))
+                + 2 * tern12_rev(<uint32_t>pext(wm, t.bmask_b[k])))
+    return tern12_rev(gather_bits(bm, t.bbits_b[k])) + 2 * tern12_rev(gather_bits(wm, t.bbits_b[k]))
 
 
 cdef inline int material_index(int men, int kings, int opp_men, int opp_kings) noexcept nogil:
@@ -519,6 +604,12 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     vb = (<const int32_t*>&w.mat[ib][0])[0]
     po += <int16_t>vw - <int16_t>vb
     pe += (vw >> 16) - (vb >> 16)
+    if w.big != NULL:
+        for k in range(t.nbig):
+            vw = w.big[k * BSTATES + big_index_w(t, wm, bm, k)]
+            vb = w.big[k * BSTATES + big_index_b(t, wm, bm, k)]
+            po += <int16_t>vw - <int16_t>vb
+            pe += (vw >> 16) - (vb >> 16)
     so = po
     se = pe
     for i in range(NTERMS):
@@ -549,14 +640,19 @@ cdef inline int material_feature(const EvalTables* t, int index) noexcept nogil:
     return pattern_feature(t.npat, index)
 
 
+cdef inline int big_feature(const EvalTables* t, int k, int state) noexcept nogil:
+    """The feature number of state ``state`` of big table ``k`` (after the material table)."""
+    return material_feature(t, MATSTATES) + k * BSTATES + state
+
+
 cdef inline int side_feature(const EvalTables* t) noexcept nogil:
-    """The feature number of the side to move: the last, after the material table."""
-    return material_feature(t, MATSTATES)
+    """The feature number of the side to move: the last, after the big tables."""
+    return big_feature(t, t.nbig, 0)
 
 
 cdef int eval_nfeatures(int v) noexcept:
     """Features of a variant: the terms, its pattern tables, the material
-    table, the side to move."""
+    table, its big tables, the side to move."""
     return side_feature(&ETAB[v]) + 1
 
 
@@ -566,7 +662,7 @@ cdef class EvalWeights:
     ``data`` is the weight vector as little-endian int16, two weights (opening,
     endgame) per feature in the order of :func:`eval_layout`: the terms, the
     pattern tables (table by table, state by state), the material table, the
-    side to move.
+    big tables, the side to move.
     :mod:`damier.evalfile` reads and writes the files that hold them."""
 
     cdef EvalW* w
@@ -574,8 +670,9 @@ cdef class EvalWeights:
 
     def __cinit__(self, int variant_index, data):
         cdef const uint8_t[:] raw
-        cdef int nf, i, k, j, base
+        cdef int nf, i, k, j, base, nbig
         cdef const int16_t* v
+        cdef bint any_big = False
         if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
             raise ValueError(f"unknown variant index {variant_index}")
         raw = bytes(data)
@@ -600,15 +697,31 @@ cdef class EvalWeights:
             self.w.mat[j][0] = v[base]
             self.w.mat[j][1] = v[base + 1]
             base += 2
+        nbig = ETAB[variant_index].nbig
+        for j in range(2 * nbig * BSTATES):
+            if v[base + j]:
+                any_big = True
+                break
+        if any_big:
+            self.w.big = <int32_t*>malloc(nbig * BSTATES * sizeof(int32_t))
+            if self.w.big == NULL:
+                raise MemoryError()
+            for j in range(nbig * BSTATES):
+                self.w.big[j] = <int32_t>((<uint32_t><uint16_t>v[base + 2 * j])
+                                          | (<uint32_t><uint16_t>v[base + 2 * j + 1] << 16))
+        base += 2 * nbig * BSTATES
         self.w.side[0] = v[base]
         self.w.side[1] = v[base + 1]
 
     def __dealloc__(self):
+        if self.w != NULL:
+            free(self.w.big)
         free(self.w)
 
     def to_bytes(self) -> bytes:
         """The weight vector as ``data`` gives it (little-endian int16)."""
         cdef int nf = eval_nfeatures(self.variant_index), i, k, j, base
+        cdef int nbig = ETAB[self.variant_index].nbig
         out = bytearray(4 * nf)
         cdef uint8_t[:] raw = out
         cdef int16_t* v = <int16_t*>&raw[0]
@@ -625,6 +738,11 @@ cdef class EvalWeights:
             v[base] = self.w.mat[j][0]
             v[base + 1] = self.w.mat[j][1]
             base += 2
+        if self.w.big != NULL:
+            for j in range(nbig * BSTATES):
+                v[base + 2 * j] = <int16_t>(self.w.big[j] & 0xFFFF)
+                v[base + 2 * j + 1] = <int16_t>(self.w.big[j] >> 16)
+        base += 2 * nbig * BSTATES
         v[base] = self.w.side[0]
         v[base + 1] = self.w.side[1]
         return bytes(out)
@@ -665,13 +783,18 @@ def eval_layout(int variant_index) -> dict:
             "features": eval_nfeatures(variant_index),
             "unit_shift": UNIT_SHIFT, "phase_one": PHASE_ONE,
             "areas": [(GEOS[variant_index].sq_of_bit[t.area_w[k]], GEOS[variant_index].sq_of_bit[t.area_b[k]])
-                      for k in range(t.npat)]}
+                      for k in range(t.npat)],
+            "big_features": t.nbig * BSTATES, "big_patterns": t.nbig, "big_states": BSTATES,
+            "big_squares": BIG_SQUARES,
+            "big_areas": [([GEOS[variant_index].sq_of_bit[t.bbits_w[k][j]] for j in range(BIG_SQUARES)],
+                           [GEOS[variant_index].sq_of_bit[t.bbits_b[k][j]] for j in range(BIG_SQUARES)])
+                          for k in range(t.nbig)]}
 
 
 # The features of one position in a trace: the terms, two per pattern table, two of
-# the material table, the side to move.
+# the material table, two per big table, the side to move.
 cdef enum:
-    TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 1
+    TRACE_WIDTH = NTERMS + 2 * MAXPAT + 2 + 2 * BIGPAT + 1
 
 
 cdef int trace_row(const Geo* g, const Pos* p, int32_t* feats, int16_t* counts) noexcept nogil:
@@ -698,9 +821,16 @@ cdef int trace_row(const Geo* g, const Pos* p, int32_t* feats, int16_t* counts) 
     counts[col] = 1
     feats[col + 1] = material_feature(t, ib)
     counts[col + 1] = -1
-    feats[col + 2] = side_feature(t)
-    counts[col + 2] = 1 if p.turn == 1 else -1
-    return col + 3
+    col += 2
+    for k in range(t.nbig):
+        feats[col] = big_feature(t, k, big_index_w(t, wm, bm, k))
+        counts[col] = 1
+        feats[col + 1] = big_feature(t, k, big_index_b(t, wm, bm, k))
+        counts[col + 1] = -1
+        col += 2
+    feats[col] = side_feature(t)
+    counts[col] = 1 if p.turn == 1 else -1
+    return col + 1
 
 
 def eval_trace(CoreBoard board):

@@ -21,7 +21,8 @@ A file whose magic, version, variant, layout or digest does not match is
 refused with a :class:`WeightsFileError` that says which. A file of an earlier
 layout reads with the tables it lacks all zeros, which evaluates every position
 as that file did (a file written before the material table, by damier until
-2026-11-23, reads with a material table of zeros).
+2026-11-23, reads with a material table of zeros; one written before the big
+4 x 6 pattern tables, until 2026-11-27, with big tables of zeros).
 
 >>> from damier.variants import get_variant
 >>> w = Weights.material(get_variant("english"))
@@ -83,9 +84,10 @@ def _features(variant: Variant) -> int:
 
 # The tables added to the layout over time, in the order they were added (and in
 # which they follow the pattern tables in the weight vector): each as the layout
-# keys that describe it, the first of them its number of states.
+# keys that describe it, the first of them its number of features.
 _ADDED_TABLES: tuple[tuple[str, ...], ...] = (
     ("material_states", "material_counts"),   # 2026-11-23, round 4
+    ("big_features", "big_patterns", "big_states", "big_squares", "big_areas"),   # 2026-11-27
 )
 
 

@@ -608,7 +608,7 @@ class FitSettings:
     score_share: float = 0.5        # target = share * sigmoid(score/scale) + (1 - share) * result
     validation: float = 0.1         # share of the games held out
     seed: int = 1
-    fixed: tuple[str, ...] = ()     # terms (or "material", "patterns") kept at their initial
+    fixed: tuple[str, ...] = ()     # terms (or "material", "patterns", "big") kept at their initial
                                     # weights
     prior_initial: bool = False     # the L2 prior pulls towards the initial weights, not zero
     unseen_validation: bool = True  # validate only on positions that no training game has
@@ -673,8 +673,10 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     w = np.array(initial.vector, dtype=np.float64)
     frozen = np.zeros(nweights, dtype=bool)
     tables = nterms + int(layout["patterns"]) * int(layout["pattern_states"])
+    material_end = tables + int(layout["material_states"])
     groups = {"patterns": (nterms, tables),
-              "material": (tables, tables + int(layout["material_states"]))}
+              "material": (tables, material_end),
+              "big": (material_end, material_end + int(layout["big_features"]))}
     for name in settings.fixed:
         if name in groups:
             first, end = groups[name]

@@ -86,7 +86,8 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     f.add_argument("--score-share", type=float, default=FitSettings.score_share)
     f.add_argument("--validation", type=float, default=FitSettings.validation)
     f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial "
-                   "weights; 'material' or 'patterns' keeps a whole table")
+                   "weights; 'material', 'patterns' (the 4x4 areas) or 'big' (the 4x6 areas) keeps "
+                   "whole tables")
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--no-progress", action="store_true")
     g = sub.add_parser("gate", help="match new weights against the current ones (SPRT)")
