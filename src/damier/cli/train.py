@@ -83,7 +83,9 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
                    help="the L2 prior pulls the weights towards the initial ones instead of zero "
                         "(for a refit on new games only: what the new games do not show is kept)")
     f.add_argument("--scale", type=float, default=FitSettings.scale)
-    f.add_argument("--score-share", type=float, default=FitSettings.score_share)
+    f.add_argument("--score-share", type=float, default=FitSettings.score_share,
+                   help="the target's share taken from the engine's scores, the rest from the "
+                        "game results (default 1: the scores alone)")
     f.add_argument("--validation", type=float, default=FitSettings.validation)
     f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial "
                    "weights; 'material', 'patterns' (the 4x4 areas) or 'big' (the 4x6 areas) keeps "
