@@ -25,7 +25,6 @@ Usage (from the repository root, the core built in place)::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -33,25 +32,14 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from _common import import_damier
+from _common import import_damier, pin_one_core
+from selectivity import read_middlegames
 
 GOAL = 0.85
-HERE = Path(__file__).resolve().parent
-
-
-def pin_one_core() -> str:
-    if not hasattr(os, "sched_setaffinity"):
-        return "not pinned"
-    cpus = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpus[-1]})
-    return f"pinned to CPU {cpus[-1]}"
 
 
 def positions(count: int) -> list[str | None]:
-    lines = (HERE / "data" / "middlegames.txt").read_text().splitlines()
-    fens = [line.split("|")[0].strip() for line in lines
-            if line.strip() and not line.startswith("#")]
-    return [None, *fens[:count]]
+    return [None, *read_middlegames()[:count]]
 
 
 def weight_files(damier: Any, source: str | None, folder: Path) -> tuple[Path, Path]:

@@ -50,7 +50,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import import_damier
+from _common import import_damier, pin_one_core
 
 GOAL_NPS = 6_000_000
 GOAL_DEPTH_1S = 16
@@ -87,17 +87,6 @@ def import_dame() -> tuple[Any | None, str | None]:
         return dame, version("dame-rs")
     except Exception:  # noqa: BLE001
         return dame, getattr(dame, "__version__", "?")
-
-
-def pin_one_core() -> str:
-    if not hasattr(os, "sched_setaffinity"):
-        return "not pinned (no sched_setaffinity)"
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[-1]})
-        return f"pinned to CPU {cpus[-1]} (of {len(cpus)} available)"
-    except OSError as error:
-        return f"not pinned ({error})"
 
 
 # ---------------------------------------------------------------------------------------------
