@@ -22,7 +22,7 @@ from typing import NamedTuple
 import pytest
 
 import damier
-from damier.engine import Clock, Engine, SearchInfo, SearchResult
+from damier.engine import MATE_SCORE, Clock, Engine, MoveTimer, SearchInfo, SearchResult
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 VARIANT_NAMES = ("international", "english", "russian", "brazilian")
@@ -479,6 +479,69 @@ def test_clock_nearly_flagged() -> None:
     result = Engine(hash_mb=16).search(board, clock=Clock(white_time=0.05, black_time=0.05))
     assert time.monotonic() - start < 0.2
     assert result.best_move in board.legal_moves
+
+
+def _timer(moves: list[int], scores: list[int] | None = None) -> MoveTimer:
+    """A timer (soft 1 s, hard 3 s) fed depths 1, 2, ... with these best moves and scores."""
+    timer = MoveTimer(1.0, 3.0)
+    for depth, best in enumerate(moves, 1):
+        timer.update(depth, best, scores[depth - 1] if scores else 0)
+    return timer
+
+
+def test_move_timer_settled_search_stops_sooner() -> None:
+    base = _timer([0] * 5).target()       # too few depths to count as settled
+    assert base == pytest.approx(0.6)
+    assert _timer([0] * 12).target() < base
+
+
+def test_move_timer_best_move_change_searches_longer() -> None:
+    base = _timer([0] * 12).target()
+    changed = _timer([0] * 11 + [1]).target()
+    assert changed > 0.6 > base
+    # the change weighs less with each depth that keeps the new move
+    later = [_timer([0] * 11 + [1] * k).target() for k in range(1, 5)]
+    assert later == sorted(later, reverse=True) and later[0] > later[-1]
+
+
+def test_move_timer_changes_at_shallow_depths_do_not_count() -> None:
+    assert _timer([0, 1, 2, 3]).target() == pytest.approx(0.6)
+
+
+def test_move_timer_falling_score_searches_longer() -> None:
+    steady = _timer([0] * 8, [20] * 8).target()
+    falling = _timer([0] * 8, [20] * 7 + [-20]).target()
+    rising = _timer([0] * 8, [20] * 7 + [80]).target()
+    assert falling > steady
+    assert rising <= steady
+    # a forced loss found is no reason to think longer: the result is known
+    mated = _timer([0] * 8, [20] * 7 + [-MATE_SCORE + 9]).target()
+    assert mated == pytest.approx(steady)
+
+
+def test_move_timer_never_past_half_the_hard_limit() -> None:
+    timer = _timer([0, 1] * 10, [400 - 50 * k for k in range(20)])
+    assert timer.target() == pytest.approx(3.0 * MoveTimer.HARD_SHARE)
+
+
+@pytest.mark.parametrize("value", [1, "on", None])
+def test_adaptive_time_must_be_a_bool(value: object) -> None:
+    with pytest.raises(ValueError, match="adaptive_time must be True or False"):
+        Engine(hash_mb=1, adaptive_time=value)  # type: ignore[arg-type]
+
+
+def test_clock_budget_is_kept_with_and_without_adaptive_time() -> None:
+    """Both ways of sharing a move's time keep to its hard limit."""
+    board = damier.Board(CLOCK_FENS[2])
+    clock = Clock(white_time=6.0, black_time=6.0)
+    for adaptive in (False, True):
+        engine = Engine(hash_mb=16, adaptive_time=adaptive)
+        start = time.monotonic()
+        result = engine.search(board, clock=clock)
+        elapsed = time.monotonic() - start
+        hard = clock.budget(board.turn)[1]
+        assert elapsed < hard + 0.1, f"adaptive_time={adaptive}: {elapsed:.2f} s"
+        assert_legal_result(board, result, f"adaptive_time={adaptive}")
 
 
 def test_movetime_is_respected() -> None:

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,6 +137,17 @@ def test_spec_book_and_selectivity_reach_the_engine() -> None:
     assert make_player(parse_engine_spec("damier")).engine.book in (None, False)  # type: ignore[attr-defined]
 
 
+def test_spec_adaptive_time_reaches_the_engine() -> None:
+    from damier.match import make_player
+
+    def engine(spec: str) -> Any:
+        return make_player(parse_engine_spec(spec)).engine  # type: ignore[attr-defined]
+
+    assert engine("damier").adaptive_time is False
+    assert engine("damier:adaptive_time=off").adaptive_time is False
+    assert engine("damier:adaptive_time=on").adaptive_time is True
+
+
 @pytest.mark.parametrize("text, message", [
     ("stockfish", "expected damier[:option=value,...], hub:COMMAND or dxp:HOST[:PORT]"),
     ("damier:level=11", "option level must be between 1 and 10, got 11"),
@@ -150,6 +162,7 @@ def test_spec_book_and_selectivity_reach_the_engine() -> None:
     ("damier:history=3", "option history must be between 0 and 2, got 3"),
     ("damier:lmr_divisor=0", "option lmr_divisor must be between 0.25 and 100"),
     ("damier:null_move=on", "unknown option 'null_move'"),
+    ("damier:adaptive_time=2", "option adaptive_time expected on or off"),
     ("hub:", "needs the engine's command"),
     ("hub:'unclosed", "cannot split the command"),
 ])

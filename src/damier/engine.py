@@ -57,7 +57,8 @@ from damier.egdb import (DEFAULT_ENGINE_PIECES, MAX_PIECES, EgdbSetting, Verdict
 from damier.egdb_build import build_missing
 from damier.engine_types import (AnalysisComplete, AnalysisResult, Clock, EngineAPI,
                                  INFINITE_DEPTH, InfoDict, Limit, MAX_HASH_MB, MAX_MOVES_TO_GO,
-                                 MAX_NODES, MAX_THREADS, PlayResult, SearchInfo, SearchResult,
+                                 MAX_NODES, MAX_THREADS, MoveTimer, PlayResult, SearchInfo,
+                                 SearchResult,
                                  _check_count, _check_limit, _number_text, _play_result,
                                  _result_info, _search_info, check_limits, format_score)
 from damier.evalfile import Weights, shipped_weights
@@ -66,8 +67,8 @@ from damier.piece import WHITE
 from damier.score import Cm, Loss, PovScore, Score, Win
 from damier.variants import DEFAULT_VARIANT, VARIANTS, Variant, get_variant
 
-__all__ = ["Engine", "EngineAPI", "AsyncEngine", "AsyncAnalysis", "Clock", "Limit", "PlayResult",
-           "InfoDict", "AnalysisResult",
+__all__ = ["Engine", "EngineAPI", "AsyncEngine", "AsyncAnalysis", "Clock", "MoveTimer", "Limit",
+           "PlayResult", "InfoDict", "AnalysisResult",
            "AnalysisComplete", "Score", "Cm", "Win", "Loss", "PovScore",
            "SearchInfo", "SearchResult", "LEVELS", "load_eval_weights", "read_weights",
            "format_score", "check_limits", "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO",
@@ -243,6 +244,10 @@ class Engine(EngineAPI):
         tables up to that size are held in memory; International: 94 MB for 2-4
         pieces, 3.8 GB for 5, read in the background: see
         :func:`damier.egdb.shared_tables`).
+    :param adaptive_time: under a clock, the time of a move follows the search
+        (:class:`MoveTimer`: longer when the best move changes or the score falls,
+        shorter when it is settled); False (the default): a fixed share of the
+        move's budget.
 
     The settings are checked before anything is allocated: one of the wrong type
     (a bool, a float or a str where a whole number is wanted) or out of its range
@@ -261,8 +266,13 @@ class Engine(EngineAPI):
                  book_margin: int = DEFAULT_MARGIN,
                  selectivity: Mapping[str, Any] | None = None,
                  egdb: EgdbSetting = None,
-                 egdb_pieces: int = DEFAULT_ENGINE_PIECES) -> None:
+                 egdb_pieces: int = DEFAULT_ENGINE_PIECES,
+                 adaptive_time: bool = False) -> None:
         threads = _check_count("threads", threads, 1, MAX_THREADS)
+        if not isinstance(adaptive_time, bool):
+            raise ValueError(f"adaptive_time must be True or False, got "
+                             f"{_number_text(adaptive_time)}")
+        self.adaptive_time = adaptive_time
         hash_mb = _check_hash_mb(hash_mb)
         level = _check_count("level", level, 1, 10)
         _check_margin(book_margin)
@@ -827,7 +837,7 @@ class Engine(EngineAPI):
                        if lines == 1 and n - len(skip) > 1 else [])
             try:
                 results = self._deepen(core, root_moves, lines, max_depth, start, soft, info,
-                                       infinite, skip, tables is not None)
+                                       infinite, skip, tables is not None, hard)
             finally:
                 core.stop_helpers()
                 for thread in helpers:
@@ -870,15 +880,18 @@ class Engine(EngineAPI):
     def _deepen(self, core: SearchCore, root_moves: list[Move], lines: int, max_depth: int,
                 start: float, soft: float | None, info: Callable[[SearchInfo], Any] | None,
                 infinite: bool, skip: Sequence[int] = (),
-                tables: bool = False) -> list[SearchResult]:
+                tables: bool = False, hard: float | None = None) -> list[SearchResult]:
         """Iterative deepening of the ``lines`` best root moves: depth by depth, and
         at each depth line by line (the moves of the better lines left out, and the
         root moves in ``skip``). ``tables``: endgame tables are probed (``tbhits``).
+        Under a clock (``soft`` and ``hard``, seconds) a :class:`MoveTimer` says
+        when no new depth is begun.
 
         Returns the lines of the last depth completed for all of them; when the
         search stops before depth 1 is complete, the lines that depth 1 found."""
         done: list[SearchResult] = []
         done_index: list[int] = []
+        timer = MoveTimer(soft, soft * 3.0 if hard is None else hard) if soft is not None else None
         for d in range(1, max_depth + 1):
             current: list[SearchResult] = []
             indices: list[int] = []
@@ -918,8 +931,11 @@ class Engine(EngineAPI):
             if all(abs(r.score) > MATE_THRESHOLD and MATE_SCORE - abs(r.score) <= d
                    for r in current):
                 break  # every line is a forced result, seen to its end
-            if soft is not None and time.monotonic() - start >= soft * 0.6:
-                break
+            if timer is not None:
+                if self.adaptive_time:
+                    timer.update(d, indices[0], current[0].score)
+                if time.monotonic() - start >= timer.target():
+                    break
         if infinite:
             # An infinite search keeps the last result until stopped.
             while not core.stopped:

@@ -27,7 +27,7 @@ from damier.board import Board
 from damier.piece import Color
 from damier.score import PovScore, Score
 
-__all__ = ["EngineAPI", "Clock", "Limit", "PlayResult", "InfoDict", "AnalysisResult",
+__all__ = ["EngineAPI", "Clock", "MoveTimer", "Limit", "PlayResult", "InfoDict", "AnalysisResult",
            "AnalysisComplete", "SearchInfo", "SearchResult", "format_score", "check_limits",
            "INFINITE_DEPTH", "MAX_NODES", "MAX_MOVES_TO_GO", "MATE_SCORE", "MATE_THRESHOLD"]
 
@@ -170,6 +170,76 @@ class Clock:
         soft = min(soft, usable * 0.4)
         hard = min(usable * 0.6, soft * 3.0)
         return max(soft, 0.01), max(hard, 0.02)
+
+
+class MoveTimer:
+    """When a search under a clock starts no new depth: after ``soft`` seconds
+    (a :meth:`Clock.budget`) scaled by how settled the search is, never past
+    ``hard``.
+
+    After each completed depth :meth:`update` takes the best root move and its
+    score; :meth:`target` is then the seconds after which the next depth is not
+    begun. A settled search (the same best move for several depths) stops
+    sooner, and the time saved goes to moves where the best move changes or the
+    score falls, which search longer:
+
+    >>> settled, unsettled = MoveTimer(1.0, 3.0), MoveTimer(1.0, 3.0)
+    >>> for depth, best in enumerate([0, 0, 0, 0, 0, 0, 0, 0], 1):
+    ...     settled.update(depth, best, 10)
+    >>> for depth, best in enumerate([0, 0, 0, 0, 0, 0, 1, 2], 1):
+    ...     unsettled.update(depth, best, 10)
+    >>> settled.target() < 0.6 < unsettled.target() <= 3.0 * MoveTimer.HARD_SHARE
+    True
+    """
+
+    BASE = 0.6
+    """The share of ``soft`` after which a new depth is not begun, all else equal (the
+    next depth takes about as long as all those before it)."""
+    SETTLED_DEPTHS = 4
+    """Depths with the same best move after which the search counts as settled."""
+    SETTLED = 0.7
+    """The factor of a settled search."""
+    CHANGE = 1.0
+    """What a change of the best move adds to the factor (it halves at each depth)."""
+    DROP = 40
+    """A score fall (centi-men, from the previous depth) that doubles the factor;
+    smaller falls scale it in proportion."""
+    HARD_SHARE = 0.5
+    """The target is at most this share of ``hard`` (the depth begun then has the rest)."""
+    MIN_DEPTH = 5
+    """Depths below this do not count (their best moves change for little)."""
+
+    def __init__(self, soft: float, hard: float) -> None:
+        self.soft = soft
+        self.hard = hard
+        self._best: int | None = None
+        self._score: int | None = None
+        self._same = 0
+        self._change = 0.0
+        self._drop = 0.0
+
+    def update(self, depth: int, best: int, score: int) -> None:
+        """Depth ``depth`` completed with ``best`` (an index of the root moves) and
+        ``score`` (the side to move's view, centi-men)."""
+        if depth >= self.MIN_DEPTH and self._best is not None:
+            self._change *= 0.5
+            if best != self._best:
+                self._change += self.CHANGE
+                self._same = 0
+            else:
+                self._same += 1
+            fall = 0 if self._score is None or abs(score) >= MATE_THRESHOLD else \
+                self._score - score
+            self._drop = min(1.0, max(0.0, fall / self.DROP))
+        self._best, self._score = best, score
+
+    def target(self) -> float:
+        """Seconds after which no new depth is begun."""
+        factor = 1.0 + self._change
+        factor *= 1.0 + self._drop
+        if self._same >= self.SETTLED_DEPTHS and self._change < 0.1 and self._drop == 0.0:
+            factor *= self.SETTLED
+        return min(self.soft * self.BASE * factor, self.hard * self.HARD_SHARE)
 
 
 @dataclass(frozen=True)

@@ -181,6 +181,8 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "egdb_pieces": (_int_option(2, 7), "probe the endgame databases up to this many pieces "
                     f"(default {DEFAULT_ENGINE_PIECES})"),
     "name": (_name, "the engine's name in the PDN and the report"),
+    "adaptive_time": (_switch, "under a clock, time follows the search (on) or is a "
+                      "fixed share of the budget (off, the default)"),
 }
 # The search's selectivity settings (damier.engine.SELECTIVITY_NAMES), checked
 # for range when the engine is made (Engine.set_selectivity).
@@ -336,7 +338,8 @@ class Player(Protocol):
 
 
 _ENGINE_ARGUMENTS = (("hash", "hash_mb"), ("weights", "weights"), ("book", "book"),
-                     ("egdb", "egdb"), ("egdb_pieces", "egdb_pieces"))
+                     ("egdb", "egdb"), ("egdb_pieces", "egdb_pieces"),
+                     ("adaptive_time", "adaptive_time"))
 """Spec options passed on to :class:`damier.engine.Engine` when given: (option, argument)."""
 
 
