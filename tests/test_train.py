@@ -332,6 +332,44 @@ def test_rescore_adds_deeper_scores_resumes_and_feeds_the_fit(tmp_path: Path, ca
     assert main(["rescore", str(tmp_path / "nothing"), "--nodes", "10"]) == 2
 
 
+def test_rescore_searches_each_position_of_a_run_once(tmp_path: Path, capsys) -> None:
+    """A position that occurred before in the run (in chunk order) is left out
+    of the rescoring: ``repeat`` 1 and ``valid`` 0; ``--repeats`` searches all."""
+    from damier.train import rescore
+
+    run = tmp_path / "run"
+    selfplay(run, games=4, settings=TINY, backend="local", progress=False)
+    shutil.copy(run / "chunk-000000.npz", run / "chunk-000009.npz")  # all of it repeats
+    again = tmp_path / "again"
+    shutil.copytree(run, again)
+    assert main(["rescore", str(run), "--nodes", "200", "--backend", "local",
+                 "--no-progress"]) == 0
+    assert "repeats left out" in capsys.readouterr().err
+    seen: set[tuple[int, int, int, int]] = set()
+    repeats = 0
+    for chunk in sorted(run.glob("chunk-*.npz")):
+        with np.load(chunk) as data, \
+                np.load(run / f"rescore-200-{chunk.stem.split('-')[1]}.npz") as deep:
+            keys = zip(data["white"].tolist(), data["black"].tolist(), data["kings"].tolist(),
+                       data["white_to_move"].tolist(), strict=True)
+            for key, repeat, valid in zip(keys, deep["repeat"], deep["valid"], strict=True):
+                assert bool(repeat) == (key in seen), key
+                assert not (repeat and valid)
+                repeats += int(repeat)
+                seen.add(key)
+    with np.load(run / "rescore-200-000009.npz") as copy:
+        assert copy["repeat"].all() and not copy["valid"].any()
+    assert repeats >= len(np.load(run / "chunk-000009.npz")["game"])
+    # with --repeats every position is searched: the copy scores as its original
+    summary = rescore(again, nodes=200, backend="local", progress=False, repeats=True)
+    assert summary["repeats"] == 0
+    with np.load(again / "rescore-200-000009.npz") as copy, \
+            np.load(again / "rescore-200-000000.npz") as original:
+        assert not copy["repeat"].any()
+        assert np.array_equal(copy["score"], original["score"])
+        assert np.array_equal(copy["valid"], original["valid"]) and copy["valid"].any()
+
+
 def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     selfplay(out, games=4, settings=TINY, backend="local", progress=False)

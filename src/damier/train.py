@@ -378,6 +378,52 @@ class RescoreSettings:
     directory: str
     variant: str = DEFAULT_VARIANT
     nodes: int = 50_000
+    repeats: bool = True
+    """Search the positions that occurred earlier in the run too; False: those are
+    left out (``valid`` 0, ``repeat`` 1), as :data:`REPEATS_FILE` marks them."""
+
+
+REPEATS_FILE = "repeats.npz"
+"""A self-play run's repeated positions, as ``rescore`` marks them for its tasks: an
+array ``c<chunk>`` a chunk, 1 where the position (its pieces and side to move) occurred
+before in the run (an earlier chunk, or earlier in the same chunk)."""
+
+_HASH_MULTIPLIERS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
+
+
+def _position_hashes(white: Any, black: Any, kings: Any, wtm: Any) -> Any:
+    """64-bit hashes of positions given as square sets (two positions of a run of
+    millions share one with a chance of about 10^-6)."""
+    np = _numpy()
+    with np.errstate(over="ignore"):
+        h = np.asarray(white, dtype=np.uint64) * np.uint64(_HASH_MULTIPLIERS[0])
+        h ^= (np.asarray(black, dtype=np.uint64) * np.uint64(_HASH_MULTIPLIERS[1])) >> np.uint64(3)
+        h ^= np.asarray(kings, dtype=np.uint64) * np.uint64(_HASH_MULTIPLIERS[2])
+        h ^= np.asarray(wtm, dtype=np.uint64)
+        h *= np.uint64(_HASH_MULTIPLIERS[0])
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def _write_repeats(path: Path, chunks: Sequence[int]) -> int:
+    """Marks the repeated positions of the run's ``chunks`` (in order) into
+    :data:`REPEATS_FILE`; returns how many there are."""
+    np = _numpy()
+    hashes, sizes = [], []
+    for chunk in chunks:
+        with np.load(_chunk_path(path, chunk)) as data:
+            hashes.append(_position_hashes(data["white"], data["black"], data["kings"],
+                                           data["white_to_move"]))
+        sizes.append(len(hashes[-1]))
+    every = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.uint64)
+    repeat = np.ones(len(every), dtype=np.uint8)
+    repeat[np.unique(every, return_index=True)[1]] = 0
+    arrays, at = {}, 0
+    for chunk, size in zip(chunks, sizes, strict=True):
+        arrays[f"c{chunk}"] = repeat[at:at + size]
+        at += size
+    _write_npz(path / REPEATS_FILE, arrays)
+    return int(repeat.sum())
 
 
 def _rescore_path(directory: Path, nodes: int, chunk: int) -> Path:
@@ -392,21 +438,30 @@ def _rescore_file(directory: Path, nodes: int, chunk_file: Path) -> Path:
 def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | None = None
                   ) -> dict[str, Any]:
     """The positions of chunk ``chunk`` searched at ``settings.nodes`` nodes:
-    ``score`` (White's view, centi-men, as the self-play games store it) and
-    ``valid`` (0 where the search found a forced result or gave no score). The
-    hash table is kept from one position of a game to the next, as in play."""
+    ``score`` (White's view, centi-men, as the self-play games store it),
+    ``valid`` (0 where the search found a forced result or gave no score, or the
+    position was left out as a repeat) and ``repeat`` (1: left out, the position
+    occurred before in the run; only without ``settings.repeats``). The hash
+    table is kept from one position of a game to the next, as in play."""
     np = _numpy()
     from damier.engine import Engine, Limit
 
     variant = get_variant(settings.variant)
-    with np.load(_chunk_path(Path(settings.directory), chunk)) as data:
+    directory = Path(settings.directory)
+    with np.load(_chunk_path(directory, chunk)) as data:
         arrays = {k: data[k] for k in ("white", "black", "kings", "white_to_move", "game")}
     engine = Engine(hash_mb=16, weights=weights_path if weights_path else None)
     n = len(arrays["game"])
     score = np.zeros(n, dtype=np.int16)
     valid = np.zeros(n, dtype=np.uint8)
+    repeat = np.zeros(n, dtype=np.uint8)
+    if not settings.repeats:
+        with np.load(directory / REPEATS_FILE) as marks:
+            repeat[:] = marks[f"c{chunk}"]
     game = None
     for i in range(n):
+        if repeat[i]:
+            continue
         if arrays["game"][i] != game:
             game = arrays["game"][i]
             engine.new_game()
@@ -419,17 +474,24 @@ def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | Non
         if value is not None and abs(value) < 2500:
             score[i] = value
             valid[i] = 1
-    return {"score": score, "valid": valid, "nodes": np.array(settings.nodes, dtype=np.int64)}
+    return {"score": score, "valid": valid, "repeat": repeat,
+            "nodes": np.array(settings.nodes, dtype=np.int64)}
 
 
 def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | None = None,
             backend: str = "auto", address: str | None = None, workers: int | None = None,
-            progress: bool = True, stream: TextIO | None = None) -> dict[str, Any]:
-    """Searches every position of the self-play run in ``directory`` again at
+            progress: bool = True, stream: TextIO | None = None,
+            repeats: bool = False) -> dict[str, Any]:
+    """Searches the positions of the self-play run in ``directory`` again at
     ``nodes`` nodes, a chunk a task, into ``rescore-<nodes>-<chunk>.npz`` files
     beside the chunks; chunks already rescored are skipped (an interrupted pass
     resumes). ``damier train fit --rescored NODES`` fits to these scores.
-    Returns ``{"chunks", "new_chunks", "positions", "seconds"}``."""
+
+    A position that occurred before in the run (games of one opening often
+    share their first dozens of moves) is searched once: its repeats are left
+    out (marked in :data:`REPEATS_FILE`), unless ``repeats``.
+    Returns ``{"chunks", "new_chunks", "positions", "repeats", "seconds"}``
+    (``positions``: those searched in the new chunks)."""
     path = Path(directory)
     settings_path = path / SETTINGS_FILE
     if not settings_path.is_file():
@@ -444,7 +506,8 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
             raise TrainError(str(err)) from None
     chunks = sorted(_done_chunks(path))
     todo = [c for c in chunks if not _rescore_path(path, nodes, c).exists()]
-    settings = RescoreSettings(str(path), variant, nodes)
+    settings = RescoreSettings(str(path), variant, nodes, repeats)
+    repeated = _write_repeats(path, chunks) if todo and not repeats else 0
     stream = stream if stream is not None else sys.stderr
     bar = ProgressBar("rescore", total=len(chunks), stream=stream, done=len(chunks) - len(todo),
                       enabled=progress)
@@ -454,12 +517,17 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
     began = time.monotonic()
     counts = {"new": 0, "positions": 0}
 
+    if repeated:
+        bar.message(f"{repeated} positions repeat earlier ones of the run: left out",
+                    always=True)
+
     def done(chunk: int, arrays: dict[str, Any]) -> None:
         _write_npz(_rescore_path(path, nodes, chunk), arrays)
+        searched = len(arrays["score"]) - int(arrays["repeat"].sum())
         counts["new"] += 1
-        counts["positions"] += len(arrays["score"])
+        counts["positions"] += searched
         bar.update(f"{counts['positions'] / max(1e-9, time.monotonic() - began):.1f} positions/s",
-                   advance=1, line=f"chunk {chunk}: {len(arrays['score'])} positions")
+                   advance=1, line=f"chunk {chunk}: {searched} positions")
 
     try:
         if todo:
@@ -470,7 +538,8 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
     finally:
         bar.close()
     return {"chunks": len(chunks), "new_chunks": counts["new"],
-            "positions": counts["positions"], "seconds": time.monotonic() - began}
+            "positions": counts["positions"], "repeats": repeated,
+            "seconds": time.monotonic() - began}
 
 
 # ---------------------------------------------------------------------------------------

@@ -63,6 +63,9 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
                         "processes)")
     r.add_argument("--address", help="Ray cluster to join (default: a local Ray)")
     r.add_argument("--workers", type=int, help="parallel tasks (default: the CPUs)")
+    r.add_argument("--repeats", action="store_true",
+                   help="search the positions that occurred earlier in the run again too (by "
+                        "default each position is searched once: its repeats are left out)")
     r.add_argument("--no-progress", action="store_true")
     f = sub.add_parser("fit", help="fit weights to self-play positions")
     f.add_argument("data", nargs="+", help="self-play directories")
@@ -137,10 +140,10 @@ def _selfplay_command(args: argparse.Namespace, err: TextIO) -> int:
 def _rescore_command(args: argparse.Namespace, err: TextIO) -> int:
     summary = rescore(args.directory, nodes=args.nodes, weights=args.weights,
                       backend=args.backend, address=args.address, workers=args.workers,
-                      progress=not args.no_progress, stream=err)
+                      progress=not args.no_progress, stream=err, repeats=args.repeats)
     err.write(f"rescore: {summary['chunks']} chunks of {args.directory} at {args.nodes} nodes "
-              f"({summary['new_chunks']} new, {summary['positions']} positions, "
-              f"{summary['seconds']:.0f} s)\n")
+              f"({summary['new_chunks']} new, {summary['positions']} positions searched, "
+              f"{summary['repeats']} repeats left out, {summary['seconds']:.0f} s)\n")
     return 0
 
 
