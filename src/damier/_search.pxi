@@ -39,6 +39,7 @@ ctypedef struct Node:
     int tt_move              # the index of the entry's move (TT_NO_MOVE: none)
     CMove* moves             # the legal moves (s.buf at this ply)
     int* order               # their order scores (s.order at this ply)
+    int ordered              # order holds them (0: the TT move goes first, unscored)
     int n
     int ext                  # plies every move is extended by (single reply)
     int sext                 # the index of the singular move (-1: none)
@@ -326,9 +327,18 @@ cdef inline bint search_moves(Searcher* s, Node* nd) noexcept nogil:
     nd.best_i = -1
     nd.nq = 0
     for j in range(nd.n):
-        i = pick_move(nd.order, nd.n)
-        if i < 0:
-            break
+        if j == 0 and not nd.ordered:
+            i = nd.tt_move
+        else:
+            if not nd.ordered:
+                # The TT move did not cut off: the others are scored now, with
+                # what its search taught the killers and the history.
+                order_moves(s, nd.p, nd.moves, nd.order, nd.n, nd.ply, nd.tt_move)
+                nd.order[nd.tt_move] = ORDER_DONE
+                nd.ordered = 1
+            i = pick_move(nd.order, nd.n)
+            if i < 0:
+                break
         m = &nd.moves[i]
         c.pos = nd.p[0]
         make_move(&c.pos, m)
@@ -403,8 +413,12 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     nd.ext = 1 if (nd.n == 1 and ply < EXTEND_PLIES and s.sel.single_reply) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE
+    # The TT move is searched before the other moves are scored: it often cuts off.
+    nd.ordered = 1
     if ply == 0:
         order_root_moves(s, nd.order, nd.n)
+    elif nd.tt_move < nd.n and s.sel.tt_first:
+        nd.ordered = 0
     else:
         order_moves(s, p, nd.moves, nd.order, nd.n, ply, nd.tt_move)
     if search_moves(s, &nd):

@@ -153,7 +153,7 @@ cdef class SearchCore:
                         probcut_depth=None, probcut_reduction=None, singular=None,
                         singular_depth=None, singular_margin=None, threat_qsearch=None,
                         history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
-                        lmp=None):
+                        lmp=None, tt_first=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`).
 
@@ -181,6 +181,10 @@ cdef class SearchCore:
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3 of
           non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are skipped
           when they give the opponent no capture (:meth:`set_pruning` with those counts).
+        - ``tt_first`` (bool, on by default): below the root, the transposition
+          table's move is searched before the other moves are scored (they are
+          scored only when it does not cut off, with what its search taught the
+          killers and the history); off: all are scored first.
         """
         cdef Selectivity sel = self.s.sel
         cdef int i
@@ -217,6 +221,8 @@ cdef class SearchCore:
                 raise ValueError(f"lmr_divisor must be between 0.25 and 100, got {lmr_divisor}")
         if lmp is not None:
             sel.lmp = _whole(lmp, "lmp", 0, 64)
+        if tt_first is not None:
+            sel.tt_first = 1 if tt_first else 0
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -487,7 +493,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
             "threat_qsearch": sel.threat_plies, "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
-            "lmr_divisor": sel.lmr_divisor, "lmp": sel.lmp}
+            "lmr_divisor": sel.lmr_divisor, "lmp": sel.lmp, "tt_first": sel.tt_first != 0}
 
 
 def helper_selectivity(SearchCore core, int index):

@@ -74,6 +74,7 @@ ctypedef struct Selectivity:
     double lmr_divisor       # reductions log(depth) * log(move number) / lmr_divisor (the lmr table)
     int lmp                  # late-move pruning: at depth d <= LMP_SEL_DEPTH, quiet moves after
                              # lmp + d * d (0: off; SearchCore.set_pruning sets the counts freely)
+    int tt_first             # the TT move is searched before the other moves are scored
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -91,6 +92,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_move = 2
     sel.lmr_divisor = DEFAULT_LMR_DIVISOR
     sel.lmp = 0
+    sel.tt_first = 1
 
 
 ctypedef struct Searcher:

@@ -207,7 +207,7 @@ def evaluate(board: Board) -> int:
 SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth",
                      "probcut_reduction", "singular", "singular_depth", "singular_margin",
                      "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor",
-                     "lmp")
+                     "lmp", "tt_first")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -444,7 +444,9 @@ class Engine(EngineAPI):
         - ``history`` (0, 1, 2; 1 by default): the history updates (1: bounded, with a
           malus; 2: also in the late-move reductions);
         - ``lmr_depth``, ``lmr_move``, ``lmr_divisor``: the late-move reductions.
-        - ``lmp``: late-move pruning near the leaves (0: off).
+        - ``lmp``: late-move pruning near the leaves (0: off);
+        - ``tt_first`` (bool, on): the transposition table's move is searched before
+          the other moves are scored.
 
         >>> engine = Engine(hash_mb=1)
         >>> engine.set_selectivity(probcut=False)["probcut"]

@@ -202,6 +202,7 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "lmr_divisor": (_divisor, "size of the late-move reductions (larger: smaller)"),
     "lmp": (_int_option(0, 64), "late-move pruning: quiet moves after lmp + depth^2 at "
             "depths 1-3 (0 off)"),
+    "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
 }
 _DAMIER_OPTIONS.update(_SELECTIVITY_OPTIONS)
 
