@@ -240,7 +240,7 @@ def test_stopped_iteration_keeps_a_better_move_it_proved() -> None:
     move); the result's depth is the last one completed."""
     rng = random.Random(7)
     kept = 0
-    for _ in range(20):
+    for _ in range(10):
         board = random_position(rng, "international", 30)
         if len(board.legal_moves) < 2:
             continue

@@ -327,14 +327,11 @@ def test_lmp_setting_prunes_without_losing_shots() -> None:
         "B:W25,27,28,32,33,35,37,38,42,43,44,45,47,48,49,50:B1,2,3,4,7,8,13,14,15,16,17,18,19,"
         "23,24,26",
         "B:W27,28,33,34,35,37,38,42,44,45,47,48,49,50:B1,2,4,6,7,8,9,10,14,17,18,19,24,25")]
-    # (with the move order of the search it was made on: tt_first off; with tt_first on,
-    # the pruned and unpruned trees differ more than by the pruning at this depth)
-    off = [Engine(hash_mb=16, selectivity={"tt_first": False}).search(board, depth=10).nodes
-           for board in boards]
-    pruned = [Engine(hash_mb=16, selectivity={"lmp": 1, "tt_first": False}).search(
-        board, depth=10).nodes for board in boards]
+    off = [Engine(hash_mb=16).search(board, depth=10).nodes for board in boards]
+    pruned = [Engine(hash_mb=16, selectivity={"lmp": 1}).search(board, depth=10).nodes
+              for board in boards]
     assert sum(pruned) < 0.9 * sum(off), (pruned, off)
-    engine = Engine(hash_mb=16, selectivity={"lmp": 1, "tt_first": False})
+    engine = Engine(hash_mb=16, selectivity={"lmp": 1})
     engine.set_selectivity(lmp=0)
     assert engine.search(boards[1], depth=10).nodes == off[1]
     engine = Engine(hash_mb=16, selectivity={"lmp": 1})

@@ -19,7 +19,7 @@ from damier.puzzles import load_puzzles
 DEFAULTS = {"single_reply": True, "probcut": True, "probcut_margin": 100, "probcut_depth": 5,
             "probcut_reduction": 3, "singular": True, "singular_depth": 6,
             "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
-            "lmr_move": 2, "lmr_divisor": 1.5, "lmp": 0, "tt_first": True}
+            "lmr_move": 2, "lmr_divisor": 1.5, "lmp": 0, "tt_first": False}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
 # always had, on).
@@ -27,13 +27,14 @@ ALL_OFF = {"single_reply": True, "probcut": False, "singular": False, "threat_qs
            "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5, "tt_first": False}
 
 # Every switch on (the parameters at their defaults).
-ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2}
+ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
+          "tt_first": True}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "probcut": False, "probcut_margin": 60, "probcut_depth": 4,
            "probcut_reduction": 4, "singular": False, "singular_depth": 8, "singular_margin": 20,
            "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
-           "lmp": 3, "tt_first": False}
+           "lmp": 3, "tt_first": True}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start

@@ -181,7 +181,7 @@ cdef class SearchCore:
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3 of
           non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are skipped
           when they give the opponent no capture (:meth:`set_pruning` with those counts).
-        - ``tt_first`` (bool, on by default): below the root, the transposition
+        - ``tt_first`` (bool, off by default): below the root, the transposition
           table's move is searched before the other moves are scored (they are
           scored only when it does not cut off, with what its search taught the
           killers and the history); off: all are scored first.

@@ -74,7 +74,8 @@ ctypedef struct Selectivity:
     double lmr_divisor       # reductions log(depth) * log(move number) / lmr_divisor (the lmr table)
     int lmp                  # late-move pruning: at depth d <= LMP_SEL_DEPTH, quiet moves after
                              # lmp + d * d (0: off; SearchCore.set_pruning sets the counts freely)
-    int tt_first             # the TT move is searched before the other moves are scored
+    int tt_first             # the TT move is searched before the other moves are scored (off:
+                             # +4.1 Elo [-6.0, +14.1], 600 games at 0.1 s, SPRT undecided)
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -92,7 +93,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_move = 2
     sel.lmr_divisor = DEFAULT_LMR_DIVISOR
     sel.lmp = 0
-    sel.tt_first = 1
+    sel.tt_first = 0
 
 
 ctypedef struct Searcher:

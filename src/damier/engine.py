@@ -445,7 +445,7 @@ class Engine(EngineAPI):
           malus; 2: also in the late-move reductions);
         - ``lmr_depth``, ``lmr_move``, ``lmr_divisor``: the late-move reductions.
         - ``lmp``: late-move pruning near the leaves (0: off);
-        - ``tt_first`` (bool, on): the transposition table's move is searched before
+        - ``tt_first`` (bool, off): the transposition table's move is searched before
           the other moves are scored.
 
         >>> engine = Engine(hash_mb=1)
