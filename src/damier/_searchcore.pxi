@@ -181,10 +181,7 @@ cdef class SearchCore:
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3 of
           non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are skipped
           when they give the opponent no capture (:meth:`set_pruning` with those counts).
-        - ``tt_first`` (bool, off by default): below the root, the transposition
-          table's move is searched before the other moves are scored (they are
-          scored only when it does not cut off, with what its search taught the
-          killers and the history); off: all are scored first.
+        - ``tt_first`` (bool, off by default): the TT move searched before the others are scored.
         """
         cdef Selectivity sel = self.s.sel
         cdef int i
@@ -205,8 +202,8 @@ cdef class SearchCore:
         if singular_margin is not None:
             sel.singular_margin = _whole(singular_margin, "singular_margin", 0, 10000)
         if threat_qsearch is not None:
-            if isinstance(threat_qsearch, bool):
-                threat_qsearch = int(threat_qsearch)
+            threat_qsearch = (int(threat_qsearch) if isinstance(threat_qsearch, bool)
+                              else threat_qsearch)
             sel.threat_plies = _whole(threat_qsearch, "threat_qsearch", 0, 16)
         if history is not None:
             sel.history = _whole(history, "history", 0, 2)
