@@ -413,7 +413,8 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     nd.ext = 1 if (nd.n == 1 and ply < EXTEND_PLIES and s.sel.single_reply) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE
-    # The TT move is searched before the other moves are scored: it often cuts off.
+    # With tt_first, the TT move is searched before the other moves are scored (it often
+    # cuts off); search_moves scores them when it does not.
     nd.ordered = 1
     if ply == 0:
         order_root_moves(s, nd.order, nd.n)

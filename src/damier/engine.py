@@ -893,7 +893,7 @@ class Engine(EngineAPI):
         search stops before depth 1 is complete, the lines that depth 1 found."""
         done: list[SearchResult] = []
         done_index: list[int] = []
-        timer = MoveTimer(soft, soft * 3.0 if hard is None else hard) if soft is not None else None
+        timer = MoveTimer(soft, hard) if soft is not None and hard is not None else None
         for d in range(1, max_depth + 1):
             current: list[SearchResult] = []
             indices: list[int] = []

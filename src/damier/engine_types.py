@@ -213,7 +213,7 @@ class MoveTimer:
         self.soft = soft
         self.hard = hard
         self._best: int | None = None
-        self._score: int | None = None
+        self._score = 0           # of the previous depth (once _best is set)
         self._same = 0
         self._change = 0.0
         self._drop = 0.0
@@ -228,8 +228,7 @@ class MoveTimer:
                 self._same = 0
             else:
                 self._same += 1
-            fall = 0 if self._score is None or abs(score) >= MATE_THRESHOLD else \
-                self._score - score
+            fall = 0 if abs(score) >= MATE_THRESHOLD else self._score - score
             self._drop = min(1.0, max(0.0, fall / self.DROP))
         self._best, self._score = best, score
 
