@@ -22,7 +22,7 @@ import pytest
 import damier
 import damier.book_build as book_build
 from damier._core import MATE_THRESHOLD
-from damier.book import Book, BookError, BookMove, shipped_book
+from damier.book import Book, BookError, BookMove, position_key, shipped_book
 from damier.book_build import BuildSettings, build
 from damier.cli import main
 from damier.engine import Engine, Limit
@@ -352,11 +352,97 @@ def test_a_state_file_of_other_settings_is_refused(tmp_path: Path) -> None:
         build(positions=3, settings=SMALL, state=state)
 
 
+def _leaf_costs(tree: Any) -> dict[bytes, float]:
+    """The cost of every unexpanded position with legal moves below ``tree``, found
+    by relaxing every followed move until nothing changes (Bellman-Ford), the cost of a
+    move being ``weight * loss + ply_cost`` as the module documents."""
+    settings = tree.settings
+    cost = {tree.root: 0.0}
+    openings: dict[bytes, bool] = {}
+    changed = True
+    while changed:
+        changed = False
+        for key, node in tree.nodes.items():
+            if key not in cost:
+                continue
+            for child, backed, is_open in zip(node.children, node.backed, node.open_children,
+                                              strict=True):
+                loss = node.value - backed
+                openings[child] = is_open
+                if loss > settings.max_loss:
+                    continue
+                total = cost[key] + settings.weight * loss + settings.ply_cost
+                if total < cost.get(child, float("inf")):
+                    cost[child] = total
+                    changed = True
+    return {k: c for k, c in cost.items() if k not in tree.nodes and openings[k]}
+
+
+def test_next_leaves_are_the_cheapest_unexpanded_positions(tmp_path: Path) -> None:
+    state = tmp_path / "tree.json"
+    build(positions=9, settings=SMALL, state=state)
+    tree = book_build._Tree.load(state, SMALL)
+    costs = _leaf_costs(tree)
+    assert len(costs) > 12
+    expected = sorted(costs, key=lambda k: (costs[k], k))
+    for count in (1, 5, 12):
+        leaves = tree.next_leaves(count)
+        keys = [position_key(damier.Board(fen)) for fen, _ in leaves]
+        assert keys == expected[:count]
+    assert tree.next_leaf() is not None
+    assert position_key(damier.Board(tree.next_leaf()[0])) == expected[0]  # type: ignore[index]
+    everything = tree.next_leaves(10 ** 6)
+    assert len(everything) == len(costs)
+
+
+def test_a_batched_build_expands_the_cheapest_leaves_together(tmp_path: Path) -> None:
+    batched = BuildSettings(nodes=200, hash_mb=1, batch=4)
+    state = tmp_path / "batched.json"
+    # the root alone, then one batch of four
+    build(positions=5, settings=batched, state=state)
+    first = book_build._Tree.load(state, batched)
+    root_only = book_build._Tree(batched)
+    root_only.add(*_root_expansion(first))
+    costs = _leaf_costs(root_only)
+    cheapest = sorted(costs, key=lambda k: (costs[k], k))[:4]
+    assert set(first.nodes) == {first.root, *cheapest}
+    # processes side by side make the same book, and a stopped build resumes to it
+    whole = build(positions=13, settings=batched)
+    assert build(positions=13, settings=batched, workers=2).to_bytes() == whole.to_bytes()
+    assert build(positions=13, settings=batched, state=state).to_bytes() == whole.to_bytes()
+    # a batch is a setting of the book: another batch, another book; the state says which
+    assert build(positions=13, settings=SMALL).to_bytes() != whole.to_bytes()
+    with pytest.raises(BookError, match="batch 4 .now 1."):
+        build(positions=14, settings=SMALL, state=state)
+
+
+def _root_expansion(tree: Any) -> tuple[str, int, list[Any], list[int], list[int], int]:
+    node = tree.nodes[tree.root]
+    return node.fen, 0, node.moves, node.scores, node.depths, node.nodes
+
+
+def test_a_state_file_from_before_batches_resumes(tmp_path: Path) -> None:
+    state = tmp_path / "old.json"
+    build(positions=3, settings=SMALL, state=state)
+    data = json.loads(state.read_text())
+    del data["settings"]["batch"]
+    state.write_text(json.dumps(data))
+    assert build(positions=5, settings=SMALL, state=state).to_bytes() == \
+        build(positions=5, settings=SMALL).to_bytes()
+
+
+def test_bad_workers_are_refused() -> None:
+    for workers in (0, -2, True, 2.5):
+        with pytest.raises(ValueError, match="workers must be"):
+            build(positions=2, settings=SMALL, workers=workers)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("options, words", [
     (dict(nodes=0), "nodes must be"),
     (dict(weight=-1.0), "weight must be"),
     (dict(ply_cost=float("nan")), "ply_cost must be"),
     (dict(max_loss=-3), "max_loss must be"),
+    (dict(batch=0), "batch must be"),
     (dict(variant="xiangqi"), "unknown variant"),
 ])
 def test_bad_build_settings_are_refused(options: dict[str, object], words: str) -> None:

@@ -53,7 +53,10 @@ class BuildSettings:
     ``nodes``: search nodes per legal move of an expanded position; ``weight``:
     the cost of a centi-man of deviation from the best move; ``ply_cost``: the
     cost of a ply; ``max_loss``: moves worse than the best by more (centi-men)
-    are not followed; ``hash_mb``: the engine's hash table.
+    are not followed; ``hash_mb``: the engine's hash table; ``batch``: positions
+    expanded together, the ``batch`` cheapest leaves at once (their searches run side
+    by side with :func:`build`'s ``workers``: the book depends on ``batch``, never on
+    ``workers``).
 
     >>> BuildSettings(nodes=0)
     Traceback (most recent call last):
@@ -67,11 +70,12 @@ class BuildSettings:
     ply_cost: float = 2.0
     max_loss: int = 50
     hash_mb: int = 16
+    batch: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", get_variant(self.variant).name)
         for name, low, high in (("nodes", 10, 10 ** 8), ("max_loss", 0, MATE_SCORE),
-                                ("hash_mb", 1, 4096)):
+                                ("hash_mb", 1, 4096), ("batch", 1, 4096)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise ValueError(f"{name} must be a whole number from {low} to {high}, "
@@ -148,6 +152,74 @@ def _score_moves(engine: Engine, board: Board,
     return legal, scores, depths, used
 
 
+_Scored = tuple[list[Move], list[int], list[int], int]
+"""A position's legal moves, their scores and depths, and the nodes spent."""
+
+_Raw = tuple[list[tuple[int, int, list[int]]], list[int], list[int], int]
+"""The same with the moves as ``(from, to, captures)``, to cross a process boundary."""
+
+_WORKER_ENGINE: list[Engine] = []
+"""The engine of a worker process (made by :func:`_start_worker`)."""
+
+
+def _start_worker(hash_mb: int) -> None:
+    """A worker process's start: its engine, and Ctrl-C left to the process that
+    runs the build (it stops the workers)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER_ENGINE.append(Engine(threads=1, hash_mb=hash_mb))
+
+
+def _score_in_worker(fen: str, variant: str, nodes: int) -> _Raw:
+    board = Board(fen, variant=variant)
+    moves, scores, depths, used = _score_moves(_WORKER_ENGINE[0], board, nodes)
+    return ([(m.from_square, m.to_square, sorted(m.captures)) for m in moves], scores, depths,
+            used)
+
+
+class _Scorer:
+    """Scores the positions of a batch: in this process (one worker), or in
+    ``workers`` processes side by side. Each position's search starts from an
+    emptied hash table, so its scores do not depend on where it ran."""
+
+    def __init__(self, settings: BuildSettings, workers: int) -> None:
+        self.settings = settings
+        self.pool: Any = None
+        self.engine: Engine | None = None
+        if workers > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(max_workers=workers,
+                                            mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_start_worker,
+                                            initargs=(settings.hash_mb,))
+        else:
+            self.engine = Engine(threads=1, hash_mb=settings.hash_mb)
+
+    def score(self, fens: list[str]) -> list[_Scored]:
+        """The scored moves of each position of ``fens``, in order."""
+        variant, nodes = self.settings.variant, self.settings.nodes
+        if self.engine is not None:
+            return [_score_moves(self.engine, Board(fen, variant=variant), nodes)
+                    for fen in fens]
+        futures = [self.pool.submit(_score_in_worker, fen, variant, nodes) for fen in fens]
+        found: list[_Scored] = []
+        for fen, future in zip(fens, futures, strict=True):
+            raw, scores, depths, used = future.result()
+            legal = {_raw(m): m for m in Board(fen, variant=variant).legal_moves}
+            found.append(([legal[(f, t, frozenset(c))] for f, t, c in raw], scores, depths,
+                          used))
+        return found
+
+    def close(self) -> None:
+        if self.pool is not None:
+            # a stopped build leaves its workers to finish the search in hand and go
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
 @dataclass
 class _Node:
     """An expanded position of the build tree."""
@@ -213,14 +285,21 @@ class _Tree:
     def next_leaf(self) -> tuple[str, int] | None:
         """``(fen, ply)`` of the cheapest unexpanded position (ties: the smallest key),
         or None when none is left."""
+        leaves = self.next_leaves(1)
+        return leaves[0] if leaves else None
+
+    def next_leaves(self, count: int) -> list[tuple[str, int]]:
+        """``(fen, ply)`` of the ``count`` cheapest unexpanded positions, cheapest
+        first (ties: the smallest key); fewer when fewer are left. A position's cost
+        is that of its cheapest path from the root."""
         if self.root not in self.nodes:
-            return Board(variant=self.variant).fen(compact=True), 0
+            return [(Board(variant=self.variant).fen(compact=True), 0)]
         weight, ply_cost, max_loss = (self.settings.weight, self.settings.ply_cost,
                                       self.settings.max_loss)
         costs: dict[bytes, float] = {self.root: 0.0}
         done: set[bytes] = set()
         heap: list[tuple[float, bytes]] = [(0.0, self.root)]
-        best: tuple[float, bytes, bytes, int] | None = None   # cost, key, parent, move index
+        leaves: dict[bytes, tuple[float, bytes, int]] = {}   # key: cost, parent, move index
         while heap:
             cost, key = heapq.heappop(heap)
             if key in done:
@@ -237,15 +316,16 @@ class _Tree:
                         costs[child] = total
                         heapq.heappush(heap, (total, child))
                 elif node.open_children[index]:
-                    if best is None or (total, child) < best[:2]:
-                        best = (total, child, key, index)
-        if best is None:
-            return None
-        _, _, parent_key, index = best
-        parent = self.nodes[parent_key]
-        board = Board(parent.fen, variant=self.variant)
-        board.push(parent.moves[index])
-        return board.fen(compact=True), parent.ply + 1
+                    if total < leaves.get(child, (math.inf, b"", 0))[0]:
+                        leaves[child] = (total, key, index)
+        chosen = heapq.nsmallest(count, leaves.items(), key=lambda item: (item[1][0], item[0]))
+        found = []
+        for _, (_, parent_key, index) in chosen:
+            parent = self.nodes[parent_key]
+            board = Board(parent.fen, variant=self.variant)
+            board.push(parent.moves[index])
+            found.append((board.fen(compact=True), parent.ply + 1))
+        return found
 
     def to_book(self) -> Book:
         """The book of the expanded positions, their moves with backed-up scores."""
@@ -307,6 +387,8 @@ class _Tree:
             raise BookError(f"the build state {path} has version {data.get('version')!r}, "
                             "this damier reads version 1")
         saved = data.get("settings")
+        if isinstance(saved, dict) and "batch" not in saved:
+            saved = {**saved, "batch": 1}    # a state file from before batches
         if saved != asdict(settings):
             saved = saved if isinstance(saved, dict) else {}
             differ = ", ".join(f"{k} {saved.get(k)!r} (now {v!r})"
@@ -339,7 +421,8 @@ def _command_text(settings: BuildSettings, positions: int, out: str | os.PathLik
     parts = ["damier book build", f"--variant {settings.variant}", f"--positions {positions}",
              f"--nodes {settings.nodes}"]
     for name, option in (("weight", "--weight"), ("ply_cost", "--ply-cost"),
-                         ("max_loss", "--max-loss"), ("hash_mb", "--hash")):
+                         ("max_loss", "--max-loss"), ("hash_mb", "--hash"),
+                         ("batch", "--batch")):
         if getattr(settings, name) != getattr(defaults, name):
             parts.append(f"{option} {getattr(settings, name)}")
     if out is not None:
@@ -368,7 +451,7 @@ def _manifest(tree: _Tree, book: Book, data: bytes, positions: int,
 def build(*, positions: int, settings: BuildSettings | None = None,
           state: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] | None = None,
           progress: bool = False, stream: TextIO | None = None, save_every: int = 25,
-          save_seconds: float = 20.0, command: str | None = None) -> Book:
+          save_seconds: float = 20.0, command: str | None = None, workers: int = 1) -> Book:
     """Builds (or goes on building) a book of ``positions`` expanded positions and
     returns it (see the module documentation for the method).
 
@@ -378,6 +461,12 @@ def build(*, positions: int, settings: BuildSettings | None = None,
     interrupted (:class:`KeyboardInterrupt` propagates after the save). With
     ``out``, the book is written there, and its manifest (how it was built) beside
     it with the suffix ``.json``. ``progress`` shows a bar on ``stream``.
+
+    Positions are expanded ``settings.batch`` at a time: the searches of a batch run
+    in ``workers`` processes side by side (one: in this process), and the batch is
+    added to the tree when all are done, so a stopped build loses at most the batch
+    in hand and resumes to the same book. (A build grown by a larger ``positions``
+    matches one made at once when its earlier sizes were ``1 + k * batch``.)
 
     >>> book = build(positions=2, settings=BuildSettings(nodes=30))
     >>> import damier
@@ -391,6 +480,8 @@ def build(*, positions: int, settings: BuildSettings | None = None,
                          f"got {positions!r}")
     if save_every < 1:
         raise ValueError(f"save_every must be at least 1, got {save_every}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
+        raise ValueError(f"workers must be a whole number from 1 to 1024, got {workers!r}")
     state_path = Path(state) if state is not None else None
     if state_path is not None and out is not None and state_path.resolve() in (
             Path(out).resolve(), Path(out).with_suffix(".json").resolve()):
@@ -405,35 +496,35 @@ def build(*, positions: int, settings: BuildSettings | None = None,
                       positions), stream=stream, enabled=progress)
     if len(tree) and len(tree) < positions:
         bar.message(f"resuming from {state_path}: {len(tree)} positions already expanded")
-    engine = Engine(threads=1, hash_mb=settings.hash_mb)
+    scorer = _Scorer(settings, workers)
     started = time.monotonic()
     last_save = started
     unsaved = 0
     try:
         while len(tree) < positions:
-            leaf = tree.next_leaf()
-            if leaf is None:
+            leaves = tree.next_leaves(min(settings.batch, positions - len(tree)))
+            if not leaves:
                 bar.message("no position left to expand within --max-loss")
                 break
-            fen, ply = leaf
-            board = Board(fen, variant=tree.variant)
-            moves, scores, depths, used = _score_moves(engine, board, settings.nodes)
-            tree.add(fen, ply, moves, scores, depths, used)
+            scored = scorer.score([fen for fen, _ in leaves])
+            for (fen, ply), (moves, scores, depths, used) in zip(leaves, scored, strict=True):
+                tree.add(fen, ply, moves, scores, depths, used)
+                root = tree.nodes[tree.root].value
+                count = len(tree)
+                bar.update(f"ply {ply}, root {root:+d}", advance=1,
+                           line=(f"{count}/{positions} positions expanded, root {root:+d}, "
+                                 f"{tree.seconds + time.monotonic() - started:.0f} s"
+                                 if count % 50 == 0 or count == positions else None))
             now = time.monotonic()
             tree.seconds += now - started
             started = now
-            unsaved += 1
+            unsaved += len(leaves)
             if state_path is not None and (unsaved >= save_every
                                            or now - last_save >= save_seconds):
                 tree.save(state_path)
                 unsaved, last_save = 0, now
-            root = tree.nodes[tree.root].value
-            count = len(tree)
-            bar.update(f"ply {ply}, root {root:+d}", advance=1,
-                       line=(f"{count}/{positions} positions expanded, root {root:+d}, "
-                             f"{tree.seconds:.0f} s"
-                             if count % 50 == 0 or count == positions else None))
     finally:
+        scorer.close()
         bar.close()
         if state_path is not None and unsaved:
             tree.save(state_path)

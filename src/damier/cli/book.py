@@ -53,6 +53,12 @@ def add_book_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
                    f"(default {defaults.max_loss})")
     b.add_argument("--hash", type=int, default=defaults.hash_mb, metavar="MB",
                    help=f"engine hash table in MiB (default {defaults.hash_mb})")
+    b.add_argument("--batch", type=int, default=defaults.batch,
+                   help="positions expanded together, the cheapest first (a setting of the "
+                   f"book; default {defaults.batch})")
+    b.add_argument("--workers", type=int, default=1,
+                   help="processes that search a batch's positions side by side (the book "
+                   "does not depend on it; default 1)")
     b.add_argument("--no-progress", action="store_true", help="no progress output")
     s = sub.add_parser("show", help="the book moves of a position")
     s.add_argument("fen", nargs="?", help="the position (default: the start position)")
@@ -87,12 +93,12 @@ def book_command(args: argparse.Namespace, out: TextIO | None = None,
 def _build_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = BuildSettings(variant=get_variant(args.variant).name, nodes=args.nodes,
                              weight=args.weight, ply_cost=args.ply_cost,
-                             max_loss=args.max_loss, hash_mb=args.hash)
+                             max_loss=args.max_loss, hash_mb=args.hash, batch=args.batch)
     target = Path(args.out or f"book_{settings.variant}.bin")
     state = Path(args.state) if args.state else target.with_name(target.name + ".state.json")
     try:
         book = build(positions=args.positions, settings=settings, state=state, out=target,
-                     progress=not args.no_progress, stream=err)
+                     progress=not args.no_progress, stream=err, workers=args.workers)
     except KeyboardInterrupt:
         err.write(f"\nstopped; the positions expanded are kept in {state}: run the same "
                   "command again to resume\n")
