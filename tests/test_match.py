@@ -143,7 +143,7 @@ def test_spec_adaptive_time_reaches_the_engine() -> None:
     def engine(spec: str) -> Any:
         return make_player(parse_engine_spec(spec)).engine  # type: ignore[attr-defined]
 
-    assert engine("damier").adaptive_time is False
+    assert engine("damier").adaptive_time is True
     assert engine("damier:adaptive_time=off").adaptive_time is False
     assert engine("damier:adaptive_time=on").adaptive_time is True
 

@@ -246,8 +246,9 @@ class Engine(EngineAPI):
         :func:`damier.egdb.shared_tables`).
     :param adaptive_time: under a clock, the time of a move follows the search
         (:class:`MoveTimer`: longer when the best move changes or the score falls,
-        shorter when it is settled); False (the default): a fixed share of the
-        move's budget.
+        shorter when it is settled; the default, accepted by an SPRT match under a
+        3 s + 0.03 s clock: +11.5 Elo [+2.3, +20.7] in 848 games); False: a fixed
+        share of the move's budget.
 
     The settings are checked before anything is allocated: one of the wrong type
     (a bool, a float or a str where a whole number is wanted) or out of its range
@@ -267,7 +268,7 @@ class Engine(EngineAPI):
                  selectivity: Mapping[str, Any] | None = None,
                  egdb: EgdbSetting = None,
                  egdb_pieces: int = DEFAULT_ENGINE_PIECES,
-                 adaptive_time: bool = False) -> None:
+                 adaptive_time: bool = True) -> None:
         threads = _check_count("threads", threads, 1, MAX_THREADS)
         if not isinstance(adaptive_time, bool):
             raise ValueError(f"adaptive_time must be True or False, got "

@@ -181,8 +181,8 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "egdb_pieces": (_int_option(2, 7), "probe the endgame databases up to this many pieces "
                     f"(default {DEFAULT_ENGINE_PIECES})"),
     "name": (_name, "the engine's name in the PDN and the report"),
-    "adaptive_time": (_switch, "under a clock, time follows the search (on) or is a "
-                      "fixed share of the budget (off, the default)"),
+    "adaptive_time": (_switch, "under a clock, time follows the search (on, the default) "
+                      "or is a fixed share of the budget (off)"),
 }
 # The search's selectivity settings (damier.engine.SELECTIVITY_NAMES), checked
 # for range when the engine is made (Engine.set_selectivity).
