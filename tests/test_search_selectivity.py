@@ -19,22 +19,23 @@ from damier.puzzles import load_puzzles
 DEFAULTS = {"single_reply": True, "probcut": True, "probcut_margin": 100, "probcut_depth": 5,
             "probcut_reduction": 3, "singular": True, "singular_depth": 6,
             "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
-            "lmr_move": 2, "lmr_divisor": 1.5, "lmp": 0, "tt_first": False}
+            "lmr_move": 2, "lmr_divisor": 1.5, "lmp": 0, "tt_first": False, "iir": 0}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
 # always had, on).
 ALL_OFF = {"single_reply": True, "probcut": False, "singular": False, "threat_qsearch": 0,
-           "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5, "tt_first": False}
+           "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5, "tt_first": False,
+           "iir": 0}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
-          "tt_first": True}
+          "tt_first": True, "iir": 4}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "probcut": False, "probcut_margin": 60, "probcut_depth": 4,
            "probcut_reduction": 4, "singular": False, "singular_depth": 8, "singular_margin": 20,
            "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
-           "lmp": 3, "tt_first": True}
+           "lmp": 3, "tt_first": True, "iir": 5}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -121,6 +122,9 @@ def test_threat_qsearch_takes_a_bool() -> None:
     ({"lmp": -1}, ValueError),
     ({"lmp": 65}, ValueError),
     ({"lmp": 2.0}, TypeError),
+    ({"iir": -1}, ValueError),
+    ({"iir": 64}, ValueError),
+    ({"iir": 4.5}, TypeError),
     ({"probcut_margin": 1.5}, TypeError),
     ({"probcut_margin": True}, TypeError),
     ({"lmr_divisor": "2"}, TypeError),

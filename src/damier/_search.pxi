@@ -403,7 +403,13 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
         return ABORT_SCORE
     if ply > s.seldepth:
         s.seldepth = ply
-    if tt_probe(s, &nd, &score) or probcut(s, &nd, &score):
+    if tt_probe(s, &nd, &score):
+        return score
+    # Internal iterative reduction: without a move from the table, the ordering is a
+    # guess; this node is searched a ply shallower (and stored so).
+    if s.sel.iir and ply > 0 and nd.depth >= s.sel.iir and nd.tt_move == TT_NO_MOVE:
+        nd.depth -= 1
+    if probcut(s, &nd, &score):
         return score
     nd.moves = s.buf + ply * MAXMOVES
     nd.order = s.order + ply * MAXMOVES

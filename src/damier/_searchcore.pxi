@@ -153,36 +153,10 @@ cdef class SearchCore:
                         probcut_depth=None, probcut_reduction=None, singular=None,
                         singular_depth=None, singular_margin=None, threat_qsearch=None,
                         history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
-                        lmp=None, tt_first=None):
+                        lmp=None, tt_first=None, iir=None):
         """Sets the search's selectivity switches and their parameters (None:
-        unchanged) and returns them all (see :attr:`selectivity`).
-
-        - ``single_reply`` (bool, on by default): a position with one legal
-          move is searched a ply deeper.
-        - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``, a
-          null-window search ``probcut_reduction`` plies shallower at
-          beta + ``probcut_margin`` (centi-men); when it fails high, its score
-          is returned.
-        - ``singular`` (bool, on by default): at PV nodes of depth >= ``singular_depth`` whose
-          TT move is stored as a lower bound, the other moves are searched at
-          half the depth with a null window ``singular_margin`` centi-men below
-          the TT score; when all fail low, the TT move is extended by a ply.
-        - ``threat_qsearch`` (int, plies; True is 1; 1 by default): at a quiet leaf of the
-          quiescence search within that many plies of the horizon, when the side
-          not to move would have a capture if it were its turn, the quiet moves
-          are searched one ply to see whether the threat can be parried.
-        - ``history`` (0, 1 or 2; 1 by default): 0 the plain depth-squared bonus at a cutoff;
-          1 bounded (gravity) updates, with a malus for the quiet moves tried
-          before the cutoff move; 2 as 1, and late-move reductions one ply
-          smaller for moves with a high history, one larger for a low one.
-        - ``lmr_depth``, ``lmr_move``: late-move reductions from this depth,
-          and after this many moves searched (3 and 2 by default);
-          ``lmr_divisor``: their size, as :meth:`set_lmr` (1.5 by default).
-        - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3 of
-          non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are skipped
-          when they give the opponent no capture (:meth:`set_pruning` with those counts).
-        - ``tt_first`` (bool, off by default): the TT move searched before the others are scored.
-        """
+        unchanged) and returns them all (see :attr:`selectivity`); what each does:
+        :meth:`damier.engine.Engine.set_selectivity`."""
         cdef Selectivity sel = self.s.sel
         cdef int i
         if single_reply is not None:
@@ -220,6 +194,8 @@ cdef class SearchCore:
             sel.lmp = _whole(lmp, "lmp", 0, 64)
         if tt_first is not None:
             sel.tt_first = 1 if tt_first else 0
+        if iir is not None:
+            sel.iir = _whole(iir, "iir", 0, 63)
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -490,7 +466,8 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
             "threat_qsearch": sel.threat_plies, "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
-            "lmr_divisor": sel.lmr_divisor, "lmp": sel.lmp, "tt_first": sel.tt_first != 0}
+            "lmr_divisor": sel.lmr_divisor, "lmp": sel.lmp, "tt_first": sel.tt_first != 0,
+            "iir": sel.iir}
 
 
 def helper_selectivity(SearchCore core, int index):

@@ -76,6 +76,8 @@ ctypedef struct Selectivity:
                              # lmp + d * d (0: off; SearchCore.set_pruning sets the counts freely)
     int tt_first             # the TT move is searched before the other moves are scored (off:
                              # +4.1 Elo [-6.0, +14.1], 600 games at 0.1 s, SPRT undecided)
+    int iir                  # internal iterative reduction: a node below the root of at least
+                             # this depth without a TT move is searched a ply shallower (0: off)
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -94,6 +96,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_divisor = DEFAULT_LMR_DIVISOR
     sel.lmp = 0
     sel.tt_first = 0
+    sel.iir = 0
 
 
 ctypedef struct Searcher:

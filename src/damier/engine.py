@@ -207,7 +207,7 @@ def evaluate(board: Board) -> int:
 SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth",
                      "probcut_reduction", "singular", "singular_depth", "singular_margin",
                      "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor",
-                     "lmp", "tt_first")
+                     "lmp", "tt_first", "iir")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -431,23 +431,36 @@ class Engine(EngineAPI):
 
     def set_selectivity(self, **settings: Any) -> dict[str, Any]:
         """Sets the search's selectivity switches and parameters and returns them
-        all (:attr:`selectivity`); a setting left out keeps its value. The names
-        (see ``SearchCore.set_selectivity`` for each):
+        all (:attr:`selectivity`); a setting left out keeps its value:
 
-        - ``single_reply`` (bool, on by default): extend a position with one legal move;
-        - ``probcut`` (bool, on), ``probcut_margin`` (centi-men), ``probcut_depth``,
-          ``probcut_reduction`` (plies): ProbCut at non-PV nodes;
-        - ``singular`` (bool, on), ``singular_depth``, ``singular_margin`` (centi-men):
-          the singular extension of the TT move at PV nodes;
-        - ``threat_qsearch`` (plies, 0 off, 1 by default): at quiet quiescence leaves
-          within that many plies of the horizon, parry a threatened capture with a
-          one-ply search;
-        - ``history`` (0, 1, 2; 1 by default): the history updates (1: bounded, with a
-          malus; 2: also in the late-move reductions);
-        - ``lmr_depth``, ``lmr_move``, ``lmr_divisor``: the late-move reductions.
-        - ``lmp``: late-move pruning near the leaves (0: off);
-        - ``tt_first`` (bool, off): the transposition table's move is searched before
-          the other moves are scored.
+        - ``single_reply`` (bool, on by default): a position with one legal move is
+          searched a ply deeper.
+        - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``,
+          a null-window search ``probcut_reduction`` plies shallower at beta +
+          ``probcut_margin`` (centi-men); when it fails high, its score is returned.
+        - ``singular`` (bool, on by default): at PV nodes of depth >= ``singular_depth``
+          whose TT move is stored as a lower bound, the other moves are searched at half
+          the depth with a null window ``singular_margin`` centi-men below the TT score;
+          when all fail low, the TT move is extended by a ply.
+        - ``threat_qsearch`` (int, plies; True is 1; 1 by default): at a quiet leaf of the
+          quiescence search within that many plies of the horizon, when the side not to
+          move would have a capture if it were its turn, the quiet moves are searched one
+          ply to see whether the threat can be parried.
+        - ``history`` (0, 1 or 2; 1 by default): 0 the plain depth-squared bonus at a
+          cutoff; 1 bounded (gravity) updates, with a malus for the quiet moves tried
+          before the cutoff move; 2 as 1, and late-move reductions one ply smaller for
+          moves with a high history, one larger for a low one.
+        - ``lmr_depth``, ``lmr_move``: late-move reductions from this depth, and after
+          this many moves searched (3 and 2 by default); ``lmr_divisor``: their size,
+          ``log(depth) * log(move number) / lmr_divisor`` plies (1.5 by default).
+        - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3
+          of non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are
+          skipped when they give the opponent no capture.
+        - ``tt_first`` (bool, off by default): the transposition table's move is searched
+          before the other moves are scored.
+        - ``iir`` (int, 0 to 63; 0, off, by default): internal iterative reduction: a node
+          below the root of at least this depth whose position has no move in the
+          transposition table is searched a ply shallower.
 
         >>> engine = Engine(hash_mb=1)
         >>> engine.set_selectivity(probcut=False)["probcut"]
