@@ -148,6 +148,18 @@ def test_spec_adaptive_time_reaches_the_engine() -> None:
     assert engine("damier:adaptive_time=on").adaptive_time is True
 
 
+def test_spec_book_margin_reaches_the_engine() -> None:
+    from damier.book import DEFAULT_MARGIN
+    from damier.match import make_player
+
+    def engine(spec: str) -> Any:
+        return make_player(parse_engine_spec(spec)).engine  # type: ignore[attr-defined]
+
+    assert engine("damier:book=on").book_margin == DEFAULT_MARGIN
+    assert engine("damier:book=on,book_margin=0").book_margin == 0
+    assert engine("damier:book=on,book_margin=25").book_margin == 25
+
+
 @pytest.mark.parametrize("text, message", [
     ("stockfish", "expected damier[:option=value,...], hub:COMMAND or dxp:HOST[:PORT]"),
     ("damier:level=11", "option level must be between 1 and 10, got 11"),
@@ -163,6 +175,8 @@ def test_spec_adaptive_time_reaches_the_engine() -> None:
     ("damier:lmr_divisor=0", "option lmr_divisor must be between 0.25 and 100"),
     ("damier:null_move=on", "unknown option 'null_move'"),
     ("damier:adaptive_time=2", "option adaptive_time expected on or off"),
+    ("damier:book_margin=-1", "option book_margin must be between 0 and 10000"),
+    ("damier:book_margin=x", "option book_margin expected a whole number"),
     ("hub:", "needs the engine's command"),
     ("hub:'unclosed", "cannot split the command"),
 ])

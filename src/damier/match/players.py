@@ -20,6 +20,7 @@ from typing import Any, Protocol, Union
 
 from damier._core import Move
 from damier.board import Board
+from damier.book import DEFAULT_MARGIN
 from damier.egdb import DEFAULT_ENGINE_PIECES
 from damier.engine import INFINITE_DEPTH, MAX_NODES, Clock
 
@@ -176,6 +177,8 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "seed": (_int_option(0), "seed of the randomness used below level 10"),
     "weights": (_weights_file, "evaluation weights file (as damier train fit writes it)"),
     "book": (_book_option, "opening book: on (the shipped one), off (the default) or a file"),
+    "book_margin": (_int_option(0, 10000), "book moves at most this many centi-men below the "
+                    f"best are played, at random (default {DEFAULT_MARGIN}; 0: the best only)"),
     "egdb": (_egdb_option, "endgame databases: on (the default directory's), off (the "
              "default) or a directory"),
     "egdb_pieces": (_int_option(2, 7), "probe the endgame databases up to this many pieces "
@@ -341,8 +344,8 @@ class Player(Protocol):
 
 
 _ENGINE_ARGUMENTS = (("hash", "hash_mb"), ("weights", "weights"), ("book", "book"),
-                     ("egdb", "egdb"), ("egdb_pieces", "egdb_pieces"),
-                     ("adaptive_time", "adaptive_time"))
+                     ("book_margin", "book_margin"), ("egdb", "egdb"),
+                     ("egdb_pieces", "egdb_pieces"), ("adaptive_time", "adaptive_time"))
 """Spec options passed on to :class:`damier.engine.Engine` when given: (option, argument)."""
 
 
