@@ -178,6 +178,13 @@ def _score_in_worker(fen: str, variant: str, nodes: int) -> _Raw:
             used)
 
 
+def _moves_from_raw(board: Board, raw: Any) -> list[Move]:
+    """The legal moves of ``board`` named by ``(from, to, captures)`` triples (as the
+    state file and the worker processes give them); a KeyError for one that is not legal."""
+    legal = {_raw(m): m for m in board.legal_moves}
+    return [legal[(int(f), int(t), frozenset(int(c) for c in caps))] for f, t, caps in raw]
+
+
 class _Scorer:
     """Scores the positions of a batch: in this process (one worker), or in
     ``workers`` processes side by side. Each position's search starts from an
@@ -208,8 +215,7 @@ class _Scorer:
         found: list[_Scored] = []
         for fen, future in zip(fens, futures, strict=True):
             raw, scores, depths, used = future.result()
-            legal = {_raw(m): m for m in Board(fen, variant=variant).legal_moves}
-            found.append(([legal[(f, t, frozenset(c))] for f, t, c in raw], scores, depths,
+            found.append((_moves_from_raw(Board(fen, variant=variant), raw), scores, depths,
                           used))
         return found
 
@@ -400,9 +406,7 @@ class _Tree:
             tree.seconds = float(data.get("seconds", 0.0))
             for number, item in enumerate(data["positions"], start=1):
                 board = Board(item["fen"], variant=tree.variant)
-                legal = {_raw(m): m for m in board.legal_moves}
-                moves = [legal[(int(f), int(t), frozenset(int(c) for c in caps))]
-                         for f, t, caps in item["moves"]]
+                moves = _moves_from_raw(board, item["moves"])
                 scores = [int(s) for s in item["scores"]]
                 depths = [int(d) for d in item["depths"]]
                 if not moves or len(scores) != len(moves) or len(depths) != len(moves):
