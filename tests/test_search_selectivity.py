@@ -19,23 +19,24 @@ from damier.puzzles import load_puzzles
 DEFAULTS = {"single_reply": True, "probcut": True, "probcut_margin": 100, "probcut_depth": 5,
             "probcut_reduction": 3, "singular": True, "singular_depth": 6,
             "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
-            "lmr_move": 2, "lmr_divisor": 1.5, "lmp": 0, "tt_first": False, "iir": 0}
+            "lmr_move": 2, "lmr_divisor": 1.5, "lmp": 0, "tt_first": False, "iir": 0,
+            "rfp": 0, "rfp_margin": 100}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
 # always had, on).
 ALL_OFF = {"single_reply": True, "probcut": False, "singular": False, "threat_qsearch": 0,
            "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5, "tt_first": False,
-           "iir": 0}
+           "iir": 0, "rfp": 0}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
-          "tt_first": True, "iir": 4}
+          "tt_first": True, "iir": 4, "rfp": 3}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "probcut": False, "probcut_margin": 60, "probcut_depth": 4,
            "probcut_reduction": 4, "singular": False, "singular_depth": 8, "singular_margin": 20,
            "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
-           "lmp": 3, "tt_first": True, "iir": 5}
+           "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3, "rfp_margin": 40}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -125,6 +126,10 @@ def test_threat_qsearch_takes_a_bool() -> None:
     ({"iir": -1}, ValueError),
     ({"iir": 64}, ValueError),
     ({"iir": 4.5}, TypeError),
+    ({"rfp": -1}, ValueError),
+    ({"rfp": 64}, ValueError),
+    ({"rfp_margin": -5}, ValueError),
+    ({"rfp_margin": 50.5}, TypeError),
     ({"probcut_margin": 1.5}, TypeError),
     ({"probcut_margin": True}, TypeError),
     ({"lmr_divisor": "2"}, TypeError),
@@ -165,7 +170,8 @@ def test_each_setting_changes_the_search(name: str) -> None:
     variant, fen, depth, _, _, _ = OLD_SEARCH[1]
     board = _board(variant, fen)
     switch = {**ALL_OFF, "probcut": True} if name.startswith("probcut_") else (
-        {**ALL_OFF, "singular": True} if name.startswith("singular_") else ALL_OFF)
+        {**ALL_OFF, "singular": True} if name.startswith("singular_") else (
+            {**ALL_OFF, "rfp": 3} if name == "rfp_margin" else ALL_OFF))
     value = CHANGED[name] if CHANGED[name] != switch.get(name, DEFAULTS[name]) else DEFAULTS[name]
     before = Engine(hash_mb=16, selectivity=switch).search(board, depth=depth)
     after = Engine(hash_mb=16, selectivity={**switch, name: value}).search(board, depth=depth)

@@ -5,6 +5,7 @@
 #   node_decided         entry checks below the root: the draw rules, the endgame
 #                        tables, a repetition, mate distance pruning
 #   tt_probe             the transposition table's entry: a cutoff, or its move
+#   static_cutoff        reverse futility pruning (non-PV nodes near the leaves)
 #   probcut              ProbCut (non-PV nodes)
 #   singular_extension   the singular extension of the TT move (PV nodes)
 #   order_moves          move ordering (_order.pxi; order_root_moves at the root)
@@ -158,6 +159,31 @@ cdef inline bint tt_probe(Searcher* s, Node* nd, int* score) noexcept nogil:
                 score[0] = tts
                 return True
     return False
+
+
+cdef inline bint static_cutoff(Searcher* s, const Node* nd, int* score) noexcept nogil:
+    """Reverse futility pruning, draughts-safe: a non-PV node of depth at most
+    ``sel.rfp`` fails high on its static evaluation when that beats beta by
+    ``sel.rfp_margin`` centi-men a ply of depth, but only in a quiet position: the
+    side to move has no capture (captures are compulsory), would face none if it
+    passed (no threat the evaluation misses) and has a move. True and ``score``
+    (the evaluation) when it cuts the node off."""
+    cdef Pos other
+    cdef int ev
+    if not (s.sel.rfp and not nd.is_pv and nd.ply > 0 and nd.depth <= s.sel.rfp
+            and -MATE_BOUND < nd.beta < MATE_BOUND):
+        return False
+    if can_capture(s.g, nd.p):
+        return False
+    other = nd.p[0]
+    other.turn = 1 - other.turn
+    if can_capture(s.g, &other) or count_quiet(s.g, nd.p) == 0:
+        return False
+    ev = evaluate(s.ev, s.g, nd.p)
+    if ev - s.sel.rfp_margin * nd.depth < nd.beta:
+        return False
+    score[0] = ev
+    return True
 
 
 cdef inline bint probcut(Searcher* s, Node* nd, int* score) noexcept nogil:
@@ -409,7 +435,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     # guess; this node is searched a ply shallower (and stored so).
     if s.sel.iir and ply > 0 and nd.depth >= s.sel.iir and nd.tt_move == TT_NO_MOVE:
         nd.depth -= 1
-    if probcut(s, &nd, &score):
+    if static_cutoff(s, &nd, &score) or probcut(s, &nd, &score):
         return score
     nd.moves = s.buf + ply * MAXMOVES
     nd.order = s.order + ply * MAXMOVES

@@ -153,7 +153,8 @@ cdef class SearchCore:
                         probcut_depth=None, probcut_reduction=None, singular=None,
                         singular_depth=None, singular_margin=None, threat_qsearch=None,
                         history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
-                        lmp=None, tt_first=None, iir=None):
+                        lmp=None, tt_first=None, iir=None, rfp=None,
+                        rfp_margin=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -196,6 +197,10 @@ cdef class SearchCore:
             sel.tt_first = 1 if tt_first else 0
         if iir is not None:
             sel.iir = _whole(iir, "iir", 0, 63)
+        if rfp is not None:
+            sel.rfp = _whole(rfp, "rfp", 0, 63)
+        if rfp_margin is not None:
+            sel.rfp_margin = _whole(rfp_margin, "rfp_margin", 0, 10000)
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -467,7 +472,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "threat_qsearch": sel.threat_plies, "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
             "lmr_divisor": sel.lmr_divisor, "lmp": sel.lmp, "tt_first": sel.tt_first != 0,
-            "iir": sel.iir}
+            "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin}
 
 
 def helper_selectivity(SearchCore core, int index):

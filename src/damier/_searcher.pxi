@@ -78,6 +78,8 @@ ctypedef struct Selectivity:
                              # +4.1 Elo [-6.0, +14.1], 600 games at 0.1 s, SPRT undecided)
     int iir                  # internal iterative reduction: a node below the root of at least
                              # this depth without a TT move is searched a ply shallower (0: off)
+    int rfp                  # reverse futility pruning at non-PV nodes up to this depth (0: off)
+    int rfp_margin           # centi-men a ply by which the static evaluation must beat beta
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -97,6 +99,8 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmp = 0
     sel.tt_first = 0
     sel.iir = 0
+    sel.rfp = 0
+    sel.rfp_margin = 100
 
 
 ctypedef struct Searcher:

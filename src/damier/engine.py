@@ -207,7 +207,7 @@ def evaluate(board: Board) -> int:
 SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth",
                      "probcut_reduction", "singular", "singular_depth", "singular_margin",
                      "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor",
-                     "lmp", "tt_first", "iir")
+                     "lmp", "tt_first", "iir", "rfp", "rfp_margin")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -461,6 +461,10 @@ class Engine(EngineAPI):
         - ``iir`` (int, 0 to 63; 0, off, by default): internal iterative reduction: a node
           below the root of at least this depth whose position has no move in the
           transposition table is searched a ply shallower.
+        - ``rfp`` (int, 0 to 63; 0, off, by default): reverse futility pruning: a non-PV
+          node of at most this depth fails high on its static evaluation when that beats
+          beta by ``rfp_margin`` centi-men (100 by default) a ply of depth, only in a
+          quiet position (no capture for either side, a move to play).
 
         >>> engine = Engine(hash_mb=1)
         >>> engine.set_selectivity(probcut=False)["probcut"]

@@ -208,6 +208,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
     "iir": (_int_option(0, 63), "a node of at least this depth without a TT move is searched "
             "a ply shallower (0 off)"),
+    "rfp": (_int_option(0, 63), "reverse futility pruning up to this depth (0 off)"),
+    "rfp_margin": (_int_option(0, 10000), "reverse futility margin, centi-men a ply"),
 }
 _DAMIER_OPTIONS.update(_SELECTIVITY_OPTIONS)
 
