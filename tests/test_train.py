@@ -370,6 +370,50 @@ def test_rescore_searches_each_position_of_a_run_once(tmp_path: Path, capsys) ->
         assert np.array_equal(copy["valid"], original["valid"]) and copy["valid"].any()
 
 
+def test_rescore_split_by_chunk_ranges_equals_one_pass(tmp_path: Path, capsys) -> None:
+    """Two copies of a run, each rescoring a range of its chunks (as two machines
+    with no Ray cluster between them would), give, put together, the files of one
+    pass over the whole run: the same scores and the same repeat marks (decided on
+    the whole run, so the second range leaves out what the first range has)."""
+    from damier.train import rescore
+
+    run = tmp_path / "run"
+    selfplay(run, games=6, settings=TINY, backend="local", progress=False)
+    shutil.copy(run / "chunk-000000.npz", run / "chunk-000005.npz")  # all of it repeats
+    chunks = sorted(int(p.stem.split("-")[1]) for p in run.glob("chunk-*.npz"))
+    assert len(chunks) >= 3
+    split = chunks[len(chunks) // 2]
+    parts = []
+    for n, (first, last) in enumerate(((0, split - 1), (split, chunks[-1]))):
+        part = tmp_path / f"part{n}"
+        shutil.copytree(run, part)
+        assert main(["rescore", str(part), "--nodes", "200", "--backend", "local",
+                     "--chunks", f"{first}-{last}", "--no-progress"]) == 0
+        done = sorted(int(p.stem.split("-")[2]) for p in part.glob("rescore-200-*.npz"))
+        assert done == [c for c in chunks if first <= c <= last]
+        assert f"rescore: {len(done)} chunks" in capsys.readouterr().err
+        parts.append(part)
+    rescore(run, nodes=200, backend="local", progress=False)
+    for chunk in chunks:
+        name = f"rescore-200-{chunk:06d}.npz"
+        part = parts[0] if chunk < split else parts[1]
+        with np.load(run / name) as whole, np.load(part / name) as piece:
+            for key in ("score", "valid", "repeat"):
+                assert np.array_equal(whole[key], piece[key]), (chunk, key)
+    with np.load(run / "rescore-200-000005.npz") as copy:
+        assert copy["repeat"].all()
+    # a range already done resumes to nothing; ranges with no chunk or the wrong
+    # way round are refused with a clear message
+    again = rescore(parts[0], nodes=200, backend="local", progress=False, chunks=(0, split - 1))
+    assert again["new_chunks"] == 0 and again["chunks"] == split
+    assert main(["rescore", str(run), "--nodes", "200", "--chunks", "50-60"]) == 2
+    assert f"no chunk in 50-60 (the run has chunks 0-{chunks[-1]})" in capsys.readouterr().err
+    for bad in ("3-1", "x-2", "4", "-1-2", "1-"):
+        with pytest.raises(SystemExit):
+            main(["rescore", str(run), "--nodes", "200", f"--chunks={bad}"])
+        assert "a chunk range is FIRST-LAST" in capsys.readouterr().err
+
+
 def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     selfplay(out, games=4, settings=TINY, backend="local", progress=False)

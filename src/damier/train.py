@@ -21,9 +21,11 @@ only on the seed and the chunk's number.
 ``rescore`` (optional) searches every position of a self-play run again at a
 larger node budget (``--nodes``), a chunk a task (Ray or local processes, like
 ``selfplay``), into ``rescore-<nodes>-<chunk>.npz`` files beside the chunks;
-an interrupted pass resumes. ``fit --rescored NODES`` then uses those deeper
-scores as the positions' scores (the evaluation learns to predict a deeper
-search)::
+an interrupted pass resumes; ``--chunks FIRST-LAST`` takes a range of the
+chunks, so machines that share no Ray cluster can split a run (each on a copy;
+their files put together are those of one pass). ``fit --rescored NODES`` then
+uses those deeper scores as the positions' scores (the evaluation learns to
+predict a deeper search)::
 
     damier train rescore data/r1 --nodes 50000
     damier train fit data/r1 --rescored 50000 --out r1.bin
@@ -435,6 +437,11 @@ def _rescore_file(directory: Path, nodes: int, chunk_file: Path) -> Path:
     return _rescore_path(directory, nodes, int(chunk_file.stem.split("-")[1]))
 
 
+def _chunk_span(chunks: Sequence[int]) -> str:
+    """The chunks of a run, in words: "chunks 0-977", "no chunks"."""
+    return f"chunks {chunks[0]}-{chunks[-1]}" if chunks else "no chunks"
+
+
 def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | None = None
                   ) -> dict[str, Any]:
     """The positions of chunk ``chunk`` searched at ``settings.nodes`` nodes:
@@ -481,11 +488,17 @@ def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | Non
 def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | None = None,
             backend: str = "auto", address: str | None = None, workers: int | None = None,
             progress: bool = True, stream: TextIO | None = None,
-            repeats: bool = False) -> dict[str, Any]:
+            repeats: bool = False, chunks: tuple[int, int] | None = None) -> dict[str, Any]:
     """Searches the positions of the self-play run in ``directory`` again at
     ``nodes`` nodes, a chunk a task, into ``rescore-<nodes>-<chunk>.npz`` files
     beside the chunks; chunks already rescored are skipped (an interrupted pass
     resumes). ``damier train fit --rescored NODES`` fits to these scores.
+
+    ``chunks`` (first, last; inclusive) rescores only those chunks of the run: machines
+    that share no Ray cluster can each take a range of a copy of the run, and their
+    files, put back together in one directory, are the ones a single pass writes
+    (each chunk is searched from an emptied hash table, and which positions repeat
+    earlier ones is decided on the whole run, whatever the range).
 
     A position that occurred before in the run (games of one opening often
     share their first dozens of moves) is searched once: its repeats are left
@@ -504,15 +517,26 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
             Weights.read(weights, variant=variant)
         except WeightsFileError as err:
             raise TrainError(str(err)) from None
-    chunks = sorted(_done_chunks(path))
-    todo = [c for c in chunks if not _rescore_path(path, nodes, c).exists()]
+    every = sorted(_done_chunks(path))
+    if chunks is not None:
+        first, last = chunks
+        if not 0 <= first <= last:
+            raise TrainError(f"chunk range {first}-{last}: give FIRST-LAST with "
+                             f"0 <= FIRST <= LAST")
+        wanted = [c for c in every if first <= c <= last]
+        if not wanted:
+            raise TrainError(f"{path}: no chunk in {first}-{last} (the run has "
+                             f"{_chunk_span(every)})")
+    else:
+        wanted = every
+    todo = [c for c in wanted if not _rescore_path(path, nodes, c).exists()]
     settings = RescoreSettings(str(path), variant, nodes, repeats)
-    repeated = _write_repeats(path, chunks) if todo and not repeats else 0
+    repeated = _write_repeats(path, every) if todo and not repeats else 0
     stream = stream if stream is not None else sys.stderr
-    bar = ProgressBar("rescore", total=len(chunks), stream=stream, done=len(chunks) - len(todo),
+    bar = ProgressBar("rescore", total=len(wanted), stream=stream, done=len(wanted) - len(todo),
                       enabled=progress)
-    if len(todo) < len(chunks):
-        bar.message(f"resuming: {len(chunks) - len(todo)} of {len(chunks)} chunks already "
+    if len(todo) < len(wanted):
+        bar.message(f"resuming: {len(wanted) - len(todo)} of {len(wanted)} chunks already "
                     f"rescored", always=True)
     began = time.monotonic()
     counts = {"new": 0, "positions": 0}
@@ -537,7 +561,7 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
                 _run_tasks_local(todo, settings, weights, workers or 1, done, rescore_chunk)
     finally:
         bar.close()
-    return {"chunks": len(chunks), "new_chunks": counts["new"],
+    return {"chunks": len(wanted), "new_chunks": counts["new"],
             "positions": counts["positions"], "repeats": repeated,
             "seconds": time.monotonic() - began}
 

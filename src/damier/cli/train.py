@@ -66,6 +66,10 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     r.add_argument("--repeats", action="store_true",
                    help="search the positions that occurred earlier in the run again too (by "
                         "default each position is searched once: its repeats are left out)")
+    r.add_argument("--chunks", type=_chunk_range, metavar="FIRST-LAST",
+                   help="rescore only these chunks (inclusive): to split a run between "
+                        "machines that share no Ray cluster, each working on a copy; put "
+                        "their rescore files back in one directory")
     r.add_argument("--no-progress", action="store_true")
     f = sub.add_parser("fit", help="fit weights to self-play positions")
     f.add_argument("data", nargs="+", help="self-play directories")
@@ -140,11 +144,22 @@ def _selfplay_command(args: argparse.Namespace, err: TextIO) -> int:
 def _rescore_command(args: argparse.Namespace, err: TextIO) -> int:
     summary = rescore(args.directory, nodes=args.nodes, weights=args.weights,
                       backend=args.backend, address=args.address, workers=args.workers,
-                      progress=not args.no_progress, stream=err, repeats=args.repeats)
+                      progress=not args.no_progress, stream=err, repeats=args.repeats,
+                      chunks=args.chunks)
     err.write(f"rescore: {summary['chunks']} chunks of {args.directory} at {args.nodes} nodes "
               f"({summary['new_chunks']} new, {summary['positions']} positions searched, "
               f"{summary['repeats']} repeats left out, {summary['seconds']:.0f} s)\n")
     return 0
+
+
+def _chunk_range(text: str) -> tuple[int, int]:
+    """``--chunks``' value: FIRST-LAST, whole numbers, FIRST at most LAST."""
+    first, sep, last = text.partition("-")
+    if sep and first.strip().isdigit() and last.strip().isdigit():
+        if int(first) <= int(last):
+            return int(first), int(last)
+    raise argparse.ArgumentTypeError(f"a chunk range is FIRST-LAST (whole numbers, FIRST at "
+                                     f"most LAST), not {text!r}")
 
 
 def _node_counts(text: str) -> list[int]:
