@@ -437,11 +437,6 @@ def _rescore_file(directory: Path, nodes: int, chunk_file: Path) -> Path:
     return _rescore_path(directory, nodes, int(chunk_file.stem.split("-")[1]))
 
 
-def _chunk_span(chunks: Sequence[int]) -> str:
-    """The chunks of a run, in words: "chunks 0-977", "no chunks"."""
-    return f"chunks {chunks[0]}-{chunks[-1]}" if chunks else "no chunks"
-
-
 def rescore_chunk(settings: RescoreSettings, chunk: int, weights_path: str | None = None
                   ) -> dict[str, Any]:
     """The positions of chunk ``chunk`` searched at ``settings.nodes`` nodes:
@@ -525,8 +520,8 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
                              f"0 <= FIRST <= LAST")
         wanted = [c for c in every if first <= c <= last]
         if not wanted:
-            raise TrainError(f"{path}: no chunk in {first}-{last} (the run has "
-                             f"{_chunk_span(every)})")
+            span = f"chunks {every[0]}-{every[-1]}" if every else "no chunks"
+            raise TrainError(f"{path}: no chunk in {first}-{last} (the run has {span})")
     else:
         wanted = every
     todo = [c for c in wanted if not _rescore_path(path, nodes, c).exists()]
