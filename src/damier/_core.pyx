@@ -652,9 +652,15 @@ cdef void man_capture(CapCtx* c, uint64_t sq, uint64_t captured, int depth) noex
 
 cdef inline uint64_t men_that_capture(const Geo* g, uint64_t men, uint64_t opp, uint64_t empty,
                                       int white) noexcept nogil:
-    """The men that can make a first jump (a superset filter for the capture search)."""
+    """The men that can make a first jump (a superset filter for the capture search).
+    Along the diagonals only (directions 0-3), the loop has constant bounds (unrolled)."""
     cdef uint64_t r = 0
     cdef int d, i
+    if g.mc1[white] <= 4:
+        for d in range(4):
+            if g.mc0[white] <= d < g.mc1[white]:
+                r |= sh_back(g, sh_back(g, empty, d) & opp, d)
+        return r & men
     for d in range(g.mc0[white], g.mc1[white]):
         r |= sh_back(g, sh_back(g, empty, d) & opp, d)
     return r & men
@@ -727,10 +733,25 @@ cdef inline int king_ray_count(const Geo* g, uint64_t kings, uint64_t empty, int
     return n
 
 
+cdef bint kings_can_capture(const Geo* g, uint64_t kings, uint64_t opp,
+                            uint64_t empty) noexcept nogil:
+    """Whether one of ``kings`` has a capture. The diagonal boards' kings (directions
+    0-3, the common case) go through a loop of constant bounds, which the compiler
+    unrolls into four constant directions. Out of line: can_capture stays small."""
+    cdef int d, i
+    if g.kc0 == 0 and g.kc1 == 4:
+        for d in range(4):
+            if king_ray_captures(g, kings, opp, empty, d):
+                return True
+    else:
+        for d in range(g.kc0, g.kc1):
+            if king_ray_captures(g, kings, opp, empty, d):
+                return True
+    return False
+
+
 cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
-    """Whether the side to move has a capture (a quick bitboard test). The kings of the
-    diagonal boards (directions 0-3, the common case) go through a loop of constant
-    bounds, which the compiler unrolls into four constant directions."""
+    """Whether the side to move has a capture (a quick bitboard test)."""
     cdef int t = p.turn
     cdef uint64_t me = p.pieces[t]
     cdef uint64_t opp = p.pieces[1 - t]
@@ -738,21 +759,25 @@ cdef inline bint can_capture(const Geo* g, const Pos* p) noexcept nogil:
     cdef uint64_t men = me & ~p.kings
     cdef uint64_t kings = me & p.kings
     cdef uint64_t man_opp = opp if g.men_take_kings else opp & ~p.kings
-    cdef uint64_t f, x
+    cdef uint64_t x = 0
     cdef int d, i
-    for d in range(g.mc0[t], g.mc1[t]):
-        if sh(g, sh(g, men, d) & man_opp, d) & empty:
+    if g.mc1[t] <= 4:
+        # Men capturing along diagonals only (0-3): constant bounds, unrolled, every
+        # direction tested at once. No board mask: the shifted men meet man_opp and
+        # then empty, both on the board, and a shift off an edge lands on a ghost bit.
+        for d in range(4):
+            if g.mc0[t] <= d < g.mc1[t]:
+                if d < 2:
+                    x |= (((men >> g.shift[d]) & man_opp) >> g.shift[d]) & empty
+                else:
+                    x |= (((men << g.shift[d]) & man_opp) << g.shift[d]) & empty
+        if x:
             return True
-    if kings:
-        if g.kc0 == 0 and g.kc1 == 4:
-            for d in range(4):
-                if king_ray_captures(g, kings, opp, empty, d):
-                    return True
-        else:
-            for d in range(g.kc0, g.kc1):
-                if king_ray_captures(g, kings, opp, empty, d):
-                    return True
-    return False
+    else:
+        for d in range(g.mc0[t], g.mc1[t]):
+            if sh(g, sh(g, men, d) & man_opp, d) & empty:
+                return True
+    return kings != 0 and kings_can_capture(g, kings, opp, empty)
 
 
 # ---------------------------------------------------------------------------

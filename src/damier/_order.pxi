@@ -67,12 +67,13 @@ cdef inline void order_root_moves(const Searcher* s, int* order, int n) noexcept
 
 cdef inline int pick_move(int* order, int n) noexcept nogil:
     """The index of the best move not yet picked, marked picked; -1 when none is
-    left to search."""
-    cdef int i, bi = -1
-    for i in range(n):
-        if order[i] != ORDER_DONE and (bi < 0 or order[i] > order[bi]):
+    left to search (ORDER_DONE and ORDER_SKIPPED are below every other score)."""
+    cdef int i, bi = 0, best = order[0]
+    for i in range(1, n):
+        if order[i] > best:
+            best = order[i]
             bi = i
-    if bi < 0 or order[bi] == ORDER_SKIPPED:
+    if best <= ORDER_SKIPPED:
         return -1
     order[bi] = ORDER_DONE
     return bi

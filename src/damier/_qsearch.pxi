@@ -18,7 +18,7 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
     if ply > s.seldepth:
         s.seldepth = ply
     if ply >= MAXPLY - 1 or s.stop:
-        return evaluate(s.ev, g, p)
+        return search_eval(s, p)
     if g.goal == GOAL_CROWN and p.kings:
         return crowned_score(p, ply)
     # After a capture (qply 1 up to the threat search's replies): the king-move
@@ -34,7 +34,7 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
             return no_move_score(g, ply)
         if qply < s.sel.threat_plies and ply < MAXPLY - 3:
             return threat_search(s, p, alpha, beta, ply)
-        return evaluate(s.ev, g, p)
+        return search_eval(s, p)
     moves = s.buf + ply * MAXMOVES
     n = gen_captures(g, p, moves, &overflow)
     best = -INF
@@ -61,7 +61,7 @@ cdef int threat_search(Searcher* s, const Pos* p, int alpha, int beta, int ply) 
     cdef CMove* moves
     cdef Pos child = p[0]
     cdef int n, i, score, best
-    cdef int ev = evaluate(s.ev, g, p)
+    cdef int ev = search_eval(s, p)
     if ev <= alpha:
         return ev
     child.turn = 1 - p.turn

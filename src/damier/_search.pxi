@@ -179,7 +179,7 @@ cdef inline bint static_cutoff(Searcher* s, const Node* nd, int* score) noexcept
     other.turn = 1 - other.turn
     if can_capture(s.g, &other) or count_quiet(s.g, nd.p) == 0:
         return False
-    ev = evaluate(s.ev, s.g, nd.p)
+    ev = search_eval(s, nd.p)
     if ev - s.sel.rfp_margin * nd.depth < nd.beta:
         return False
     score[0] = ev

@@ -12,9 +12,11 @@ cdef Searcher* new_searcher() noexcept:
         return NULL
     s.buf = <CMove*>malloc(MAXPLY * MAXMOVES * sizeof(CMove))
     s.order = <int*>malloc(MAXPLY * MAXMOVES * sizeof(int))
-    if s.buf == NULL or s.order == NULL:
+    s.ecache = <uint64_t*>calloc(ECACHE_SIZE, sizeof(uint64_t))
+    if s.buf == NULL or s.order == NULL or s.ecache == NULL:
         free(s.buf)
         free(s.order)
+        free(s.ecache)
         free(s)
         return NULL
     fill_lmr(s.lmr, DEFAULT_LMR_DIVISOR)
@@ -27,6 +29,7 @@ cdef void free_searcher(Searcher* s) noexcept:
     if s != NULL:
         free(s.buf)
         free(s.order)
+        free(s.ecache)
         free(s.helpers)
         free(s)
 
@@ -56,6 +59,7 @@ cdef void reset_search(Searcher* s, int root_n) noexcept nogil:
     s.node_limit = 0
     s.deadline = 0
     memset(s.killers, 0, sizeof(s.killers))
+    memset(s.ecache, 0, ECACHE_SIZE * sizeof(uint64_t))   # the weights may have changed
     s.root_n = root_n
     s.root_best = -1
     for i in range(root_n):

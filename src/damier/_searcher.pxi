@@ -139,6 +139,40 @@ ctypedef struct Searcher:
     const EgReg* eg          # endgame tables probed by the search (NULL: none)
     int eg_pieces            # positions of at most this many pieces are probed (0: none)
     uint64_t eg_hits         # probes whose value the search used
+    uint64_t* ecache         # static evaluations of this search (search_eval), ECACHE_SIZE
+
+
+# The evaluation cache: a position's static evaluation, kept for its next visit (the
+# quiescence leaves of one iteration are largely those of the next). An entry holds the
+# position's hash (eval_hash) above bit 16 and the evaluation below; 0 is empty.
+cdef enum:
+    ECACHE_BITS = 16
+    ECACHE_SIZE = 1 << ECACHE_BITS
+
+
+cdef inline uint64_t eval_hash(const Pos* p) noexcept nogil:
+    """A hash of what the evaluation reads: the pieces, the kings, the side to move
+    (each multiplied into the high bits, which search_eval checks)."""
+    cdef uint64_t h = (p.pieces[0] * <uint64_t>0x9E3779B97F4A7C15
+                       + p.pieces[1] * <uint64_t>0xC2B2AE3D27D4EB4F
+                       + p.kings * <uint64_t>0x165667B19E3779F9
+                       + (<uint64_t>p.turn) * <uint64_t>0xD6E8FEB86659FD93)
+    return h ^ (h >> 31)
+
+
+cdef inline int search_eval(Searcher* s, const Pos* p) noexcept nogil:
+    """The static evaluation of ``p`` for the search, through the evaluation cache
+    (evaluations outside 16 bits are not kept)."""
+    cdef uint64_t h = eval_hash(p)
+    cdef uint64_t* e = &s.ecache[h >> (64 - ECACHE_BITS)]
+    cdef uint64_t v = e[0]
+    cdef int ev
+    if v and ((v ^ h) & ~<uint64_t>0xFFFF) == 0:
+        return <int16_t>(v & 0xFFFF)
+    ev = evaluate(s.ev, s.g, p)
+    if -32768 <= ev <= 32767:
+        e[0] = (h & ~<uint64_t>0xFFFF) | <uint16_t>ev
+    return ev
 
 
 cdef void fill_lmr(int (*table)[LMR_TABLE], double divisor) noexcept nogil:
