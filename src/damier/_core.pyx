@@ -527,8 +527,9 @@ cdef void emit(CapCtx* c, uint64_t to, uint64_t captured, int ncap, int promote)
     m.promote = <uint8_t>promote
     m.king = c.start_king
     m.pad = 0
-    memcpy(m.path, c.path, ncap)
-    memcpy(m.caps, c.caps, ncap)
+    # Whole arrays (constant sizes: copied inline, no call); past ncap is never read.
+    memcpy(m.path, c.path, MAXPATH)
+    memcpy(m.caps, c.caps, MAXPATH)
 
 
 cdef bint king_can_capture_from(CapCtx* c, uint64_t sq, uint64_t captured, int lastdir) noexcept nogil:
