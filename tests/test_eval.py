@@ -342,3 +342,23 @@ def test_engine_weights_of_its_own(tmp_path) -> None:
     assert a is not None and b is not None and abs((b - a) - 500) <= 1
     with pytest.raises(ValueError, match="not a damier weights file"):
         Engine(weights=io.BytesIO(b"x" * 200))  # type: ignore[arg-type]
+
+
+def test_new_weights_are_searched_with_nothing_of_the_old(tmp_path) -> None:
+    """An engine whose weights change between two searches of the same position scores
+    the second one as an engine that only ever had the new weights: what the first
+    search stored (its transposition table, its evaluation cache) is not reused."""
+    board = damier.Board("W:W31,32,33,34,35,36,37,38,39,40:B11,12,13,14,15,16,17,18,19,20")
+    material = Weights.material("international")
+    lopsided = Weights.material("international")
+    lopsided.set("side", 8 * 300, 8 * 300)    # the side to move gets three men
+    lopsided.set("advancement", 8 * 40, 8 * 10)
+    limit = Limit(depth=5)
+    fresh = Engine(weights=lopsided).analyse(board, limit)["score"].relative.score()
+    engine = Engine(weights=material)
+    before = engine.analyse(board, limit)["score"].relative.score()
+    engine.set_weights(lopsided)
+    after = engine.analyse(board, limit)["score"].relative.score()
+    assert fresh is not None and before is not None and after is not None
+    assert fresh != before       # the weights do change this score
+    assert after == fresh

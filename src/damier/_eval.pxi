@@ -123,6 +123,8 @@ ctypedef struct EvalW:
     int16_t mat[MATSTATES][2]        # [material state][opening, endgame]
     int32_t* big                     # [table * BSTATES + state]: opening in the low 16
                                      # bits, endgame in the high 16; NULL: all zero
+    uint64_t serial                  # these weights' own number (new_eval_serial): what the
+                                     # evaluation caches check
 
 ctypedef struct EvalTables:
     int initial_men
@@ -170,6 +172,15 @@ cdef extern from *:
 cdef EvalTables ETAB[MAX_VARIANTS]
 cdef EvalW* EVALW[MAX_VARIANTS]        # the weights every search uses unless given its own
 cdef EvalW* EVALW_DEFAULT[MAX_VARIANTS]   # each variant's weights before any are loaded
+cdef uint64_t EVAL_SERIAL = 0           # the last number given to a set of weights
+
+
+cdef uint64_t new_eval_serial() noexcept:
+    """A number no other set of weights had (weights never change once made; a new set
+    may be allocated where a freed one was, so the caches cannot go by its address)."""
+    global EVAL_SERIAL
+    EVAL_SERIAL += 1
+    return EVAL_SERIAL
 cdef uint16_t TERN[256]                # bits of an area's 8 squares -> base-3 digits 1
 cdef uint16_t TERN_REV[256]            # the same, the 8 squares in reverse order
 
@@ -341,6 +352,7 @@ cdef void _default_eval_params(int v):
     w = EVALW_DEFAULT[v]
     EVALW[v] = w
     memset(w, 0, sizeof(EvalW))
+    w.serial = new_eval_serial()
     w.term[T_MAN][0] = MAN_VALUE << UNIT_SHIFT
     w.term[T_MAN][1] = MAN_VALUE << UNIT_SHIFT
     w.term[T_KING][0] = KING_VALUE << UNIT_SHIFT
@@ -714,6 +726,7 @@ cdef class EvalWeights:
         self.w = <EvalW*>calloc(1, sizeof(EvalW))
         if self.w == NULL:
             raise MemoryError()
+        self.w.serial = new_eval_serial()
         self.variant_index = variant_index
         v = <const int16_t*>&raw[0]     # little-endian hosts only (x86-64, arm64)
         for i in range(NTERMS):

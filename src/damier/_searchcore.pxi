@@ -59,7 +59,10 @@ cdef void reset_search(Searcher* s, int root_n) noexcept nogil:
     s.node_limit = 0
     s.deadline = 0
     memset(s.killers, 0, sizeof(s.killers))
-    memset(s.ecache, 0, ECACHE_SIZE * sizeof(uint64_t))   # the weights may have changed
+    if s.ev.serial != s.ecache_serial or s.g.variant != s.ecache_variant:
+        memset(s.ecache, 0, ECACHE_SIZE * sizeof(uint64_t))
+        s.ecache_serial = s.ev.serial
+        s.ecache_variant = s.g.variant
     s.root_n = root_n
     s.root_best = -1
     for i in range(root_n):

@@ -139,12 +139,16 @@ ctypedef struct Searcher:
     const EgReg* eg          # endgame tables probed by the search (NULL: none)
     int eg_pieces            # positions of at most this many pieces are probed (0: none)
     uint64_t eg_hits         # probes whose value the search used
-    uint64_t* ecache         # static evaluations of this search (search_eval), ECACHE_SIZE
+    uint64_t* ecache         # static evaluations (search_eval), ECACHE_SIZE entries, of
+    uint64_t ecache_serial   # the weights of this serial
+    int ecache_variant       # in this variant
 
 
 # The evaluation cache: a position's static evaluation, kept for its next visit (the
-# quiescence leaves of one iteration are largely those of the next). An entry holds the
-# position's hash (eval_hash) above bit 16 and the evaluation below; 0 is empty.
+# quiescence leaves of one iteration are largely those of the next, and of the next
+# move's search). An entry holds the position's hash (eval_hash) above bit 16 and the
+# evaluation below; 0 is empty. Emptied when a search has other weights or another
+# variant (reset_search).
 cdef enum:
     ECACHE_BITS = 16
     ECACHE_SIZE = 1 << ECACHE_BITS

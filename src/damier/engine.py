@@ -424,10 +424,13 @@ class Engine(EngineAPI):
         return Verdict(wdl, plies, board.turn == WHITE, rule)
 
     def set_weights(self, weights: str | Path | Weights) -> None:
-        """Evaluation weights for this engine only (see the ``weights`` parameter)."""
+        """Evaluation weights for this engine only (see the ``weights`` parameter). What
+        the engine learnt with its earlier weights (its transposition table) is forgotten:
+        those scores are not the new weights'."""
         core_weights = read_weights(weights).to_core()
         with self._lock:
             self._core.set_weights(core_weights)
+            self._core.clear()
 
     def set_selectivity(self, **settings: Any) -> dict[str, Any]:
         """Sets the search's selectivity switches and parameters and returns them
