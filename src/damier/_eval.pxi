@@ -123,6 +123,8 @@ ctypedef struct EvalW:
     int16_t mat[MATSTATES][2]        # [material state][opening, endgame]
     int32_t* big                     # [table * BSTATES + state]: opening in the low 16
                                      # bits, endgame in the high 16; NULL: all zero
+    int npat                         # the pattern tables evaluate reads: the variant's, or
+                                     # 0 when every pattern weight is zero
     uint64_t serial                  # these weights' own number (new_eval_serial): what the
                                      # evaluation caches check
 
@@ -633,8 +635,9 @@ cdef int evaluate(const EvalW* w, const Geo* g, const Pos* p) noexcept nogil:
     term_features(g, p, f)
     # The patterns before the terms: the loads of f wait for term_features'
     # stores, and the patterns need nothing from them.
-    # In int: at most 16 weights of 16 bits each way.
-    for k in range(t.npat):
+    # In int: at most 16 weights of 16 bits each way. None when the weights have no
+    # pattern tables (w.npat 0).
+    for k in range(w.npat):
         iw = area_index_w(t, wm, bm, k)
         ib = area_index_b(t, wm, bm, k)
         # The opening and endgame weights of a state in one load (little-endian,
@@ -716,7 +719,7 @@ cdef class EvalWeights:
         cdef const uint8_t[:] raw
         cdef int nf, i, k, j, base, nbig
         cdef const int16_t* v
-        cdef bint any_big = False
+        cdef bint any_big = False, any_pat = False
         if not 0 <= variant_index < MAX_VARIANTS or GEOS[variant_index].size == 0:
             raise ValueError(f"unknown variant index {variant_index}")
         raw = bytes(data)
@@ -737,7 +740,9 @@ cdef class EvalWeights:
             for j in range(PSTATES):
                 self.w.pat[k][j][0] = v[base]
                 self.w.pat[k][j][1] = v[base + 1]
+                any_pat = any_pat or v[base] != 0 or v[base + 1] != 0
                 base += 2
+        self.w.npat = ETAB[variant_index].npat if any_pat else 0
         for j in range(MATSTATES):
             self.w.mat[j][0] = v[base]
             self.w.mat[j][1] = v[base + 1]
