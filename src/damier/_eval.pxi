@@ -175,6 +175,8 @@ cdef EvalTables ETAB[MAX_VARIANTS]
 cdef EvalW* EVALW[MAX_VARIANTS]        # the weights every search uses unless given its own
 cdef EvalW* EVALW_DEFAULT[MAX_VARIANTS]   # each variant's weights before any are loaded
 cdef uint64_t EVAL_SERIAL = 0           # the last number given to a set of weights
+cdef uint16_t TERN[256]                # bits of an area's 8 squares -> base-3 digits 1
+cdef uint16_t TERN_REV[256]            # the same, the 8 squares in reverse order
 
 
 cdef uint64_t new_eval_serial() noexcept:
@@ -183,8 +185,6 @@ cdef uint64_t new_eval_serial() noexcept:
     global EVAL_SERIAL
     EVAL_SERIAL += 1
     return EVAL_SERIAL
-cdef uint16_t TERN[256]                # bits of an area's 8 squares -> base-3 digits 1
-cdef uint16_t TERN_REV[256]            # the same, the 8 squares in reverse order
 
 
 cdef void _init_tern() noexcept:
