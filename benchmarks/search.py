@@ -181,44 +181,79 @@ def run_child(python: str, env: dict[str, str], seconds: float | None, fens: lis
     return result
 
 
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def compare_baseline(baseline: str, times: list[float], cpu: int | None,
-                     report: dict[str, Any]) -> None:
-    """The before/after table: this tree and the baseline, each in a child process."""
+                     report: dict[str, Any], repeat: int = 1) -> None:
+    """The before/after table: this tree and the baseline, each in a child process.
+
+    With ``repeat`` > 1 every measurement is made that many times, the two builds
+    taking turns (which goes first alternates), and each row gives the median; the
+    ratios are the medians of the ratios of the runs made back to back, so that a
+    slow spell of a shared machine weighs on both sides of a ratio."""
     src = str(Path(__file__).resolve().parent.parent / "src")
     here_env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     fens = [line.strip() for line in MIDDLEGAMES.read_text().splitlines()
             if line.strip() and not line.startswith("#")]
     engines = {"now": (sys.executable, here_env), "baseline": (baseline, base_env)}
-    rows: dict[str, dict[str, Any]] = {}
+    keys = [f"{t:g}s" for t in times]
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = {
+        name: {key: [] for key in [*keys, "middlegames"]} for name in engines}
+    for rep in range(repeat):
+        names = list(engines) if rep % 2 == 0 else list(reversed(engines))
+        for seconds, key in zip(times, keys, strict=True):
+            for name in names:
+                python, env = engines[name]
+                runs[name][key].append(run_child(python, env, seconds, [], cpu)["start"])
+        for name in names:
+            python, env = engines[name]
+            mids = run_child(python, env, None, fens, cpu)["middlegames"]
+            runs[name]["middlegames"].append({
+                "positions": len(mids), "seconds": MID_SECONDS,
+                "mean_depth": sum(m["depth"] for m in mids) / len(mids),
+                "nps": sum(m["nodes"] for m in mids) / max(1e-9, sum(m["time"] for m in mids))})
+    what = "one run each" if repeat == 1 else f"the median of {repeat} runs each, taking turns"
     say(f"before/after: this tree against the baseline ({baseline}), one child process "
-        f"each, pinned to CPU {cpu}")
+        f"each, pinned to CPU {cpu}; {what}")
     header = f"{'limit':>6}  {'engine':<9} {'depth':>5} {'nodes':>12} {'nodes/s':>11}"
     say(header)
     say("-" * len(header))
-    for seconds in times:
-        for name, (python, env) in engines.items():
-            r = run_child(python, env, seconds, [], cpu)["start"]
-            rows.setdefault(name, {})[f"{seconds:g}s"] = r
-            say(f"{seconds:>5.0f}s  {name:<9} {r['depth']:>5} {r['nodes']:>12,} "
-                f"{fmt_nps(r['nps']):>11}")
-    for name, (python, env) in engines.items():
-        mids = run_child(python, env, None, fens, cpu)["middlegames"]
-        depth = sum(m["depth"] for m in mids) / len(mids)
-        nps = sum(m["nodes"] for m in mids) / max(1e-9, sum(m["time"] for m in mids))
-        rows[name]["middlegames"] = {"positions": len(mids), "seconds": MID_SECONDS,
-                                     "mean_depth": depth, "nps": nps}
-        say(f"{MID_SECONDS:>5.1f}s  {name:<9} {depth:>5.2f} {'(mean of ' + str(len(mids)):>12} "
-            f"{fmt_nps(nps):>11}  middlegames)")
-    now, base = rows["now"], rows["baseline"]
-    for key in [f"{t:g}s" for t in times]:
-        if base[key]["nps"]:
-            say(f"  {key}: nodes/s x{now[key]['nps'] / base[key]['nps']:.2f}, depth "
-                f"{now[key]['depth']} vs {base[key]['depth']}")
-    say(f"  middlegames at {MID_SECONDS} s: depth {now['middlegames']['mean_depth']:.2f} vs "
-        f"{base['middlegames']['mean_depth']:.2f}, nodes/s x"
-        f"{now['middlegames']['nps'] / max(1e-9, base['middlegames']['nps']):.2f}")
-    report["baseline"] = {"python": baseline, "rows": rows}
+    rows: dict[str, dict[str, Any]] = {name: {} for name in engines}
+    for seconds, key in zip(times, keys, strict=True):
+        for name in engines:
+            made = runs[name][key]
+            row = sorted(made, key=lambda r: r["nps"])[len(made) // 2]
+            row = dict(row, nps=median([r["nps"] for r in made]),
+                       depth=median([r["depth"] for r in made]), runs=made)
+            rows[name][key] = row
+            say(f"{seconds:>5.0f}s  {name:<9} {row['depth']:>5g} {row['nodes']:>12,} "
+                f"{fmt_nps(row['nps']):>11}")
+    for name in engines:
+        made = runs[name]["middlegames"]
+        row = {"positions": made[0]["positions"], "seconds": MID_SECONDS,
+               "mean_depth": median([r["mean_depth"] for r in made]),
+               "nps": median([r["nps"] for r in made]), "runs": made}
+        rows[name]["middlegames"] = row
+        say(f"{MID_SECONDS:>5.1f}s  {name:<9} {row['mean_depth']:>5.2f} "
+            f"{'(mean of ' + str(row['positions']):>12} {fmt_nps(row['nps']):>11}  middlegames)")
+    now, base = runs["now"], runs["baseline"]
+    ratios: dict[str, float] = {}
+    for key in [*keys, "middlegames"]:
+        pairs = [a["nps"] / b["nps"] for a, b in zip(now[key], base[key], strict=True) if b["nps"]]
+        ratios[key] = median(pairs) if pairs else float("nan")
+    for key in keys:
+        say(f"  {key}: nodes/s x{ratios[key]:.2f}, depth {rows['now'][key]['depth']:g} vs "
+            f"{rows['baseline'][key]['depth']:g}")
+    say(f"  middlegames at {MID_SECONDS} s: depth {rows['now']['middlegames']['mean_depth']:.2f}"
+        f" vs {rows['baseline']['middlegames']['mean_depth']:.2f}, nodes/s "
+        f"x{ratios['middlegames']:.2f}")
+    report["baseline"] = {"python": baseline, "repeat": repeat, "rows": rows,
+                          "nps_ratios": ratios}
     say()
 
 
@@ -249,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="the 1 s searches only")
     parser.add_argument("--json", metavar="OUT", help="write every figure to OUT")
     parser.add_argument("--repeat", type=int, default=1,
-                        help="runs per measurement (the deepest, then fastest, is reported)")
+                        help="runs per measurement (the deepest, then fastest, is reported; "
+                             "against the baseline: the median, the builds taking turns)")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a goal FAILs")
     parser.add_argument("--no-pin", action="store_true", help="do not pin to one CPU")
     parser.add_argument("--baseline", metavar="PYTHON", default=None,
@@ -320,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu = None
         if not args.no_pin and hasattr(os, "sched_getaffinity"):
             cpu = sorted(os.sched_getaffinity(0))[-1]
-        compare_baseline(baseline, times, cpu, report)
+        compare_baseline(baseline, times, cpu, report, args.repeat)
 
     one = report["results"]["1s"]["damier"]
     goals = {

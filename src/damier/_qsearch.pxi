@@ -13,7 +13,6 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
     cdef int n, i, score, best, overflow = 0
     cdef Pos child
     s.nodes += 1
-    prefetch_big(s.ev, g, p)
     check_limits(s)
     if ply > s.seldepth:
         s.seldepth = ply

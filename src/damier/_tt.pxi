@@ -1,30 +1,11 @@
 # Included by _core.pyx (after _eval.pxi): the transposition table, its entries
-# and their packing, and the aligned (huge-page) allocation of the table.
+# and their packing (the table is allocated by alloc_table, _eval.pxi).
 
 cdef extern from *:
     """
-    #include <stdlib.h>
-    #include <string.h>
-    #if defined(__linux__)
-    #include <sys/mman.h>
-    #endif
     static inline void dm_prefetch(const void* p) { __builtin_prefetch(p); }
-    /* A zeroed block aligned to 2 MiB, with transparent huge pages asked for on
-       Linux: the transposition table is probed at random, so TLB misses matter. */
-    static void* dm_alloc_table(size_t bytes) {
-        void* p = NULL;
-        size_t align = 2u << 20;
-        size_t rounded = (bytes + align - 1) / align * align;
-        if (posix_memalign(&p, align, rounded) != 0) return NULL;
-    #if defined(__linux__) && defined(MADV_HUGEPAGE)
-        madvise(p, rounded, MADV_HUGEPAGE);
-    #endif
-        memset(p, 0, bytes);
-        return p;
-    }
     """
     void prefetch "dm_prefetch"(const void* p) nogil
-    void* alloc_table "dm_alloc_table"(size_t bytes) nogil
 
 # ---------------------------------------------------------------------------
 # Transposition table
