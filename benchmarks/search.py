@@ -44,6 +44,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -181,12 +182,6 @@ def run_child(python: str, env: dict[str, str], seconds: float | None, fens: lis
     return result
 
 
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
 def compare_baseline(baseline: str, times: list[float], cpu: int | None,
                      report: dict[str, Any], repeat: int = 1) -> None:
     """The before/after table: this tree and the baseline, each in a child process.
@@ -228,16 +223,16 @@ def compare_baseline(baseline: str, times: list[float], cpu: int | None,
         for name in engines:
             made = runs[name][key]
             row = sorted(made, key=lambda r: r["nps"])[len(made) // 2]
-            row = dict(row, nps=median([r["nps"] for r in made]),
-                       depth=median([r["depth"] for r in made]), runs=made)
+            row = dict(row, nps=statistics.median([r["nps"] for r in made]),
+                       depth=statistics.median([r["depth"] for r in made]), runs=made)
             rows[name][key] = row
             say(f"{seconds:>5.0f}s  {name:<9} {row['depth']:>5g} {row['nodes']:>12,} "
                 f"{fmt_nps(row['nps']):>11}")
     for name in engines:
         made = runs[name]["middlegames"]
         row = {"positions": made[0]["positions"], "seconds": MID_SECONDS,
-               "mean_depth": median([r["mean_depth"] for r in made]),
-               "nps": median([r["nps"] for r in made]), "runs": made}
+               "mean_depth": statistics.median([r["mean_depth"] for r in made]),
+               "nps": statistics.median([r["nps"] for r in made]), "runs": made}
         rows[name]["middlegames"] = row
         say(f"{MID_SECONDS:>5.1f}s  {name:<9} {row['mean_depth']:>5.2f} "
             f"{'(mean of ' + str(row['positions']):>12} {fmt_nps(row['nps']):>11}  middlegames)")
@@ -245,7 +240,7 @@ def compare_baseline(baseline: str, times: list[float], cpu: int | None,
     ratios: dict[str, float] = {}
     for key in [*keys, "middlegames"]:
         pairs = [a["nps"] / b["nps"] for a, b in zip(now[key], base[key], strict=True) if b["nps"]]
-        ratios[key] = median(pairs) if pairs else float("nan")
+        ratios[key] = statistics.median(pairs) if pairs else float("nan")
     for key in keys:
         say(f"  {key}: nodes/s x{ratios[key]:.2f}, depth {rows['now'][key]['depth']:g} vs "
             f"{rows['baseline'][key]['depth']:g}")
