@@ -17,9 +17,10 @@ from damier.engine import SELECTIVITY_NAMES, Engine
 from damier.puzzles import load_puzzles
 
 DEFAULTS = {"single_reply": True, "probcut": True, "probcut_margin": 100, "probcut_depth": 5,
-            "probcut_reduction": 3, "singular": True, "singular_depth": 6,
+            "probcut_reduction": 3, "probcut_percent": 0, "probcut_margin_ply": 0,
+            "singular": True, "singular_depth": 6,
             "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
-            "lmr_move": 2, "lmr_divisor": 1.5, "lmp": 0, "tt_first": False, "iir": 0,
+            "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmp": 0, "tt_first": False, "iir": 0,
             "rfp": 0, "rfp_margin": 100}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
@@ -34,9 +35,10 @@ ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "probcut": False, "probcut_margin": 60, "probcut_depth": 4,
-           "probcut_reduction": 4, "singular": False, "singular_depth": 8, "singular_margin": 20,
+           "probcut_reduction": 4, "probcut_percent": 40, "probcut_margin_ply": 10,
+           "singular": False, "singular_depth": 8, "singular_margin": 20,
            "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
-           "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3, "rfp_margin": 40}
+           "lmr_step": 4, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3, "rfp_margin": 40}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -120,6 +122,14 @@ def test_threat_qsearch_takes_a_bool() -> None:
     ({"threat_qsearch": -1}, ValueError),
     ({"lmr_divisor": 0}, ValueError),
     ({"lmr_move": 0}, ValueError),
+    ({"lmr_step": -1}, ValueError),
+    ({"lmr_step": 65}, ValueError),
+    ({"lmr_step": 2.0}, TypeError),
+    ({"probcut_percent": -1}, ValueError),
+    ({"probcut_percent": 91}, ValueError),
+    ({"probcut_percent": 0.4}, TypeError),
+    ({"probcut_margin_ply": -1}, ValueError),
+    ({"probcut_margin_ply": 1001}, ValueError),
     ({"lmp": -1}, ValueError),
     ({"lmp": 65}, ValueError),
     ({"lmp": 2.0}, TypeError),
@@ -217,3 +227,27 @@ def test_every_switch_on_finds_the_verified_shots_at_their_depth() -> None:
         engine.new_game()
         result = engine.search(board, depth=shot.depth)
         assert result.best_move == board.parse_move(shot.solution), shot.id
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED))
+def test_a_setting_changed_and_set_back_leaves_the_search_as_it_was(name: str) -> None:
+    """A setting changed and set back to its default (the tables cleared) gives the
+    default search again: nothing of the changed value stays behind (a reduction table
+    filled for it, say)."""
+    variant, fen, depth, _, _, _ = OLD_SEARCH[1]
+    board = _board(variant, fen)
+    before = Engine(hash_mb=16).search(board, depth=depth)
+    engine = Engine(hash_mb=16)
+    engine.set_selectivity(**{name: CHANGED[name]})
+    engine.search(board, depth=depth)
+    engine.set_selectivity(**{name: DEFAULTS[name]})
+    engine.new_game()
+    after = engine.search(board, depth=depth)
+    assert (after.best_move, after.score, after.nodes) == (
+        before.best_move, before.score, before.nodes)
+
+
+def test_match_specs_take_every_setting() -> None:
+    """`damier match "damier:SETTING=VALUE"` knows every selectivity setting."""
+    from damier.match.players import _SELECTIVITY_OPTIONS  # noqa: PLC0415
+    assert set(_SELECTIVITY_OPTIONS) == set(SELECTIVITY_NAMES)

@@ -89,14 +89,16 @@ class SearchCore:
     def set_pruning(self, moves_by_depth: Iterable[int]) -> None: ...
     def set_selectivity(self, *, single_reply: bool | None = ..., probcut: bool | None = ...,
                         probcut_margin: int | None = ..., probcut_depth: int | None = ...,
-                        probcut_reduction: int | None = ..., singular: bool | None = ...,
+                        probcut_reduction: int | None = ..., probcut_percent: int | None = ...,
+                        probcut_margin_ply: int | None = ..., singular: bool | None = ...,
                         singular_depth: int | None = ..., singular_margin: int | None = ...,
                         threat_qsearch: int | None = ..., history: int | None = ...,
                         lmr_depth: int | None = ..., lmr_move: int | None = ...,
-                        lmr_divisor: float | None = ...,
+                        lmr_divisor: float | None = ..., lmr_step: int | None = ...,
                         lmp: int | None = ...,
                         tt_first: bool | None = ...,
-                        iir: int | None = ...) -> dict[str, bool | int | float]: ...
+                        iir: int | None = ..., rfp: int | None = ...,
+                        rfp_margin: int | None = ...) -> dict[str, bool | int | float]: ...
     @property
     def selectivity(self) -> dict[str, bool | int | float]: ...
     def set_threads(self, threads: int) -> None: ...

@@ -187,17 +187,20 @@ cdef inline bint static_cutoff(Searcher* s, const Node* nd, int* score) noexcept
 
 
 cdef inline bint probcut(Searcher* s, Node* nd, int* score) noexcept nogil:
-    """ProbCut: when a search reduced by probcut_reduction plies fails high against
-    beta + margin, this one is taken to fail high too (fail-soft). The reduced
-    search is of this very node; it does not try ProbCut itself. True and
-    ``score`` when it cuts the node off (or the search stopped)."""
+    """ProbCut: when a search reduced by probcut_reduction plies (or to
+    probcut_percent of the depth) fails high against beta + margin (probcut_margin,
+    and probcut_margin_ply a ply of depth), this one is taken to fail high too
+    (fail-soft). The reduced search is of this very node; it does not try ProbCut
+    itself. True and ``score`` when it cuts the node off (or the search stopped)."""
     cdef int rbeta, reduced = nd.depth - s.sel.probcut_reduction
     if not (s.sel.probcut and not nd.is_pv and nd.ply > 0 and nd.depth >= s.sel.probcut_depth):
         return False
     if s.pc_skip == nd.ply:
         s.pc_skip = -1
         return False
-    rbeta = nd.beta + s.sel.probcut_margin
+    if s.sel.probcut_percent:
+        reduced = nd.depth * s.sel.probcut_percent // 100
+    rbeta = nd.beta + s.sel.probcut_margin + s.sel.probcut_margin_ply * nd.depth
     if nd.beta <= -MATE_BOUND or rbeta >= MATE_BOUND:
         return False
     # not when the TT already bounds the reduced search's score below rbeta

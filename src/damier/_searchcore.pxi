@@ -19,7 +19,7 @@ cdef Searcher* new_searcher() noexcept:
         free(s.ecache)
         free(s)
         return NULL
-    fill_lmr(s.lmr, DEFAULT_LMR_DIVISOR)
+    fill_lmr(s.lmr, DEFAULT_LMR_DIVISOR, 0)
     default_selectivity(&s.sel)
     s.pc_skip = -1
     return s
@@ -137,10 +137,10 @@ cdef class SearchCore:
         cdef int i
         if divisor <= 0:
             raise ValueError("divisor must be positive")
-        fill_lmr(self.s.lmr, divisor)
+        fill_lmr(self.s.lmr, divisor, self.s.sel.lmr_step)
         self.s.sel.lmr_divisor = divisor
         for i in range(self.nhelpers):
-            fill_lmr(self.helpers[i].lmr, divisor)
+            fill_lmr(self.helpers[i].lmr, divisor, self.s.sel.lmr_step)
             self.helpers[i].sel.lmr_divisor = divisor
 
     def set_pruning(self, moves_by_depth):
@@ -157,9 +157,11 @@ cdef class SearchCore:
                 self.helpers[i].lmp[d] = self.s.lmp[d]
 
     def set_selectivity(self, *, single_reply=None, probcut=None, probcut_margin=None,
-                        probcut_depth=None, probcut_reduction=None, singular=None,
+                        probcut_depth=None, probcut_reduction=None, probcut_percent=None,
+                        probcut_margin_ply=None, singular=None,
                         singular_depth=None, singular_margin=None, threat_qsearch=None,
                         history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
+                        lmr_step=None,
                         lmp=None, tt_first=None, iir=None, rfp=None,
                         rfp_margin=None):
         """Sets the search's selectivity switches and their parameters (None:
@@ -177,6 +179,10 @@ cdef class SearchCore:
             sel.probcut_depth = _whole(probcut_depth, "probcut_depth", 2, 63)
         if probcut_reduction is not None:
             sel.probcut_reduction = _whole(probcut_reduction, "probcut_reduction", 1, 16)
+        if probcut_percent is not None:
+            sel.probcut_percent = _whole(probcut_percent, "probcut_percent", 0, 90)
+        if probcut_margin_ply is not None:
+            sel.probcut_margin_ply = _whole(probcut_margin_ply, "probcut_margin_ply", 0, 1000)
         if singular is not None:
             sel.singular = 1 if singular else 0
         if singular_depth is not None:
@@ -198,6 +204,8 @@ cdef class SearchCore:
                 raise TypeError(f"lmr_divisor must be a number, not {type(lmr_divisor).__name__}")
             if not 0.25 <= lmr_divisor <= 100:
                 raise ValueError(f"lmr_divisor must be between 0.25 and 100, got {lmr_divisor}")
+        if lmr_step is not None:
+            sel.lmr_step = _whole(lmr_step, "lmr_step", 0, 64)
         if lmp is not None:
             sel.lmp = _whole(lmp, "lmp", 0, 64)
         if tt_first is not None:
@@ -211,8 +219,8 @@ cdef class SearchCore:
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
-        if lmr_divisor is not None:
-            self.set_lmr(float(lmr_divisor))
+        if lmr_divisor is not None or lmr_step is not None:
+            self.set_lmr(float(sel.lmr_divisor if lmr_divisor is None else lmr_divisor))
         if lmp is not None:
             self.set_pruning([sel.lmp + d * d if sel.lmp else 0
                               for d in range(1, LMP_SEL_DEPTH + 1)])
@@ -474,11 +482,14 @@ cdef void _use_weights_and_tables(SearchCore core):
 cdef dict _selectivity_dict(const Selectivity* sel):
     return {"single_reply": sel.single_reply != 0, "probcut": sel.probcut != 0,
             "probcut_margin": sel.probcut_margin, "probcut_depth": sel.probcut_depth,
-            "probcut_reduction": sel.probcut_reduction, "singular": sel.singular != 0,
+            "probcut_reduction": sel.probcut_reduction,
+            "probcut_percent": sel.probcut_percent,
+            "probcut_margin_ply": sel.probcut_margin_ply, "singular": sel.singular != 0,
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
             "threat_qsearch": sel.threat_plies, "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
-            "lmr_divisor": sel.lmr_divisor, "lmp": sel.lmp, "tt_first": sel.tt_first != 0,
+            "lmr_divisor": sel.lmr_divisor, "lmr_step": sel.lmr_step, "lmp": sel.lmp,
+            "tt_first": sel.tt_first != 0,
             "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin}
 
 

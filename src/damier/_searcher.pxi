@@ -63,6 +63,9 @@ ctypedef struct Selectivity:
     int probcut_margin       # centi-men above beta
     int probcut_depth        # least depth of a ProbCut node
     int probcut_reduction    # plies fewer for ProbCut's reduced search
+    int probcut_percent      # when not 0: the reduced search's depth is this percent of the
+                             # node's (probcut_reduction unused)
+    int probcut_margin_ply   # centi-men added to probcut_margin for each ply of the node's depth
     int singular             # singular extension of the TT move at PV nodes
     int singular_depth       # least depth of a singular test
     int singular_margin      # centi-men below the TT score of the other moves' null window
@@ -72,6 +75,8 @@ ctypedef struct Selectivity:
     int lmr_depth            # least depth of a late-move reduction
     int lmr_move             # moves searched before the first reduced one
     double lmr_divisor       # reductions log(depth) * log(move number) / lmr_divisor (the lmr table)
+    int lmr_step             # when not 0, the lmr table instead: a ply from move lmr_move on, two
+                             # from move lmr_step on (at any depth from lmr_depth)
     int lmp                  # late-move pruning: at depth d <= LMP_SEL_DEPTH, quiet moves after
                              # lmp + d * d (0: off; SearchCore.set_pruning sets the counts freely)
     int tt_first             # the TT move is searched before the other moves are scored (off:
@@ -88,6 +93,8 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.probcut_margin = 100
     sel.probcut_depth = 5
     sel.probcut_reduction = 3
+    sel.probcut_percent = 0
+    sel.probcut_margin_ply = 0
     sel.singular = 1
     sel.singular_depth = 6
     sel.singular_margin = 30
@@ -96,6 +103,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_depth = 3
     sel.lmr_move = 2
     sel.lmr_divisor = DEFAULT_LMR_DIVISOR
+    sel.lmr_step = 0
     sel.lmp = 0
     sel.tt_first = 0
     sel.iir = 0
@@ -180,12 +188,17 @@ cdef inline int search_eval(Searcher* s, const Pos* p) noexcept nogil:
     return ev
 
 
-cdef void fill_lmr(int (*table)[LMR_TABLE], double divisor) noexcept nogil:
+cdef void fill_lmr(int (*table)[LMR_TABLE], double divisor, int step) noexcept nogil:
+    """The late-move reductions by depth and move number (from 0): with ``step`` 0,
+    ``log(depth) * log(move) / divisor`` plies, rounded at 0.6; else one ply, and two
+    from move ``step`` on."""
     cdef int d, k
     for d in range(LMR_TABLE):
         for k in range(LMR_TABLE):
             if d < 1 or k < 1:
                 table[d][k] = 0
+            elif step:
+                table[d][k] = 2 if k >= step else 1
             else:
                 table[d][k] = <int>(0.4 + log(d) * log(k) / divisor)
 

@@ -205,9 +205,10 @@ def evaluate(board: Board) -> int:
 
 
 SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth",
-                     "probcut_reduction", "singular", "singular_depth", "singular_margin",
-                     "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor",
-                     "lmp", "tt_first", "iir", "rfp", "rfp_margin")
+                     "probcut_reduction", "probcut_percent", "probcut_margin_ply", "singular",
+                     "singular_depth", "singular_margin", "threat_qsearch", "history",
+                     "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmp", "tt_first",
+                     "iir", "rfp", "rfp_margin")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -441,6 +442,9 @@ class Engine(EngineAPI):
         - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``,
           a null-window search ``probcut_reduction`` plies shallower at beta +
           ``probcut_margin`` (centi-men); when it fails high, its score is returned.
+          With ``probcut_percent`` (0, off, by default) the reduced search's depth is
+          that percent of the node's instead; ``probcut_margin_ply`` (0 by default)
+          adds that many centi-men to the margin for each ply of the node's depth.
         - ``singular`` (bool, on by default): at PV nodes of depth >= ``singular_depth``
           whose TT move is stored as a lower bound, the other moves are searched at half
           the depth with a null window ``singular_margin`` centi-men below the TT score;
@@ -455,7 +459,9 @@ class Engine(EngineAPI):
           moves with a high history, one larger for a low one.
         - ``lmr_depth``, ``lmr_move``: late-move reductions from this depth, and after
           this many moves searched (3 and 2 by default); ``lmr_divisor``: their size,
-          ``log(depth) * log(move number) / lmr_divisor`` plies (1.5 by default).
+          ``log(depth) * log(move number) / lmr_divisor`` plies (1.5 by default);
+          ``lmr_step`` (0, off, by default): instead, a ply, and two plies from the
+          ``lmr_step``-th move searched on (counted from 0).
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3
           of non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are
           skipped when they give the opponent no capture.

@@ -195,6 +195,10 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "probcut_margin": (_int_option(0, 10000), "ProbCut margin, centi-men"),
     "probcut_depth": (_int_option(2, 63), "ProbCut from this depth"),
     "probcut_reduction": (_int_option(1, 16), "ProbCut's reduction, plies"),
+    "probcut_percent": (_int_option(0, 90), "ProbCut's search at this percent of the depth "
+                        "instead (0 off)"),
+    "probcut_margin_ply": (_int_option(0, 1000), "ProbCut margin added a ply of depth, "
+                           "centi-men"),
     "singular": (_switch, "singular extension at PV nodes (on/off)"),
     "singular_depth": (_int_option(2, 63), "singular extension from this depth"),
     "singular_margin": (_int_option(0, 10000), "singular extension margin, centi-men"),
@@ -203,6 +207,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "lmr_depth": (_int_option(1, 64), "late-move reductions from this depth"),
     "lmr_move": (_int_option(1, 64), "late-move reductions after this many moves"),
     "lmr_divisor": (_divisor, "size of the late-move reductions (larger: smaller)"),
+    "lmr_step": (_int_option(0, 64), "late-move reductions of a ply, two from this move on, "
+                 "instead of the log table (0 off)"),
     "lmp": (_int_option(0, 64), "late-move pruning: quiet moves after lmp + depth^2 at "
             "depths 1-3 (0 off)"),
     "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
