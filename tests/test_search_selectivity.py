@@ -16,27 +16,27 @@ from damier._core import helper_selectivity
 from damier.engine import SELECTIVITY_NAMES, Engine
 from damier.puzzles import load_puzzles
 
-DEFAULTS = {"single_reply": True, "probcut": True, "probcut_margin": 100, "probcut_depth": 5,
-            "probcut_reduction": 3, "probcut_percent": 0, "probcut_margin_ply": 0,
-            "singular": True, "singular_depth": 6,
+DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcut_margin": 100,
+            "probcut_depth": 5, "probcut_reduction": 3, "probcut_percent": 0,
+            "probcut_margin_ply": 0, "singular": True, "singular_depth": 6,
             "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
-            "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmp": 0, "tt_first": False, "iir": 0,
-            "rfp": 0, "rfp_margin": 100}
+            "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmp": 0, "tt_first": False,
+            "iir": 0, "rfp": 0, "rfp_margin": 100}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
 # always had, on).
-ALL_OFF = {"single_reply": True, "probcut": False, "singular": False, "threat_qsearch": 0,
-           "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5, "tt_first": False,
-           "iir": 0, "rfp": 0}
+ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singular": False,
+           "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
+           "tt_first": False, "iir": 0, "rfp": 0}
 
 # Every switch on (the parameters at their defaults).
-ALL_ON = {"probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
+ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
           "tt_first": True, "iir": 4, "rfp": 3}
 
 # A value other than the default for every setting.
-CHANGED = {"single_reply": False, "probcut": False, "probcut_margin": 60, "probcut_depth": 4,
-           "probcut_reduction": 4, "probcut_percent": 40, "probcut_margin_ply": 10,
-           "singular": False, "singular_depth": 8, "singular_margin": 20,
+CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcut_margin": 60,
+           "probcut_depth": 4, "probcut_reduction": 4, "probcut_percent": 40,
+           "probcut_margin_ply": 10, "singular": False, "singular_depth": 8, "singular_margin": 20,
            "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3, "rfp_margin": 40}
 

@@ -445,7 +445,10 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     nd.n = gen_moves(s.g, p, nd.moves, 0, &overflow)
     if nd.n == 0:
         return no_move_score(s.g, ply)
-    nd.ext = 1 if (nd.n == 1 and ply < EXTEND_PLIES and s.sel.single_reply) else 0
+    # Extensions: a single reply; with capture_ext, any capture (captures are
+    # compulsory: then every move is one).
+    nd.ext = 1 if (ply < EXTEND_PLIES and ((nd.n == 1 and s.sel.single_reply)
+                                           or (s.sel.capture_ext and nd.moves[0].ncap))) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE
     # With tt_first, the TT move is searched before the other moves are scored (it often

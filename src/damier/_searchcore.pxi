@@ -156,7 +156,7 @@ cdef class SearchCore:
             for i in range(self.nhelpers):
                 self.helpers[i].lmp[d] = self.s.lmp[d]
 
-    def set_selectivity(self, *, single_reply=None, probcut=None, probcut_margin=None,
+    def set_selectivity(self, *, single_reply=None, capture_ext=None, probcut=None, probcut_margin=None,
                         probcut_depth=None, probcut_reduction=None, probcut_percent=None,
                         probcut_margin_ply=None, singular=None,
                         singular_depth=None, singular_margin=None, threat_qsearch=None,
@@ -171,6 +171,8 @@ cdef class SearchCore:
         cdef int i
         if single_reply is not None:
             sel.single_reply = 1 if single_reply else 0
+        if capture_ext is not None:
+            sel.capture_ext = 1 if capture_ext else 0
         if probcut is not None:
             sel.probcut = 1 if probcut else 0
         if probcut_margin is not None:
@@ -480,7 +482,8 @@ cdef void _use_weights_and_tables(SearchCore core):
 
 
 cdef dict _selectivity_dict(const Selectivity* sel):
-    return {"single_reply": sel.single_reply != 0, "probcut": sel.probcut != 0,
+    return {"single_reply": sel.single_reply != 0, "capture_ext": sel.capture_ext != 0,
+            "probcut": sel.probcut != 0,
             "probcut_margin": sel.probcut_margin, "probcut_depth": sel.probcut_depth,
             "probcut_reduction": sel.probcut_reduction,
             "probcut_percent": sel.probcut_percent,

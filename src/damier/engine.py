@@ -204,11 +204,11 @@ def evaluate(board: Board) -> int:
     return evaluate_position(board)
 
 
-SELECTIVITY_NAMES = ("single_reply", "probcut", "probcut_margin", "probcut_depth",
-                     "probcut_reduction", "probcut_percent", "probcut_margin_ply", "singular",
-                     "singular_depth", "singular_margin", "threat_qsearch", "history",
-                     "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmp", "tt_first",
-                     "iir", "rfp", "rfp_margin")
+SELECTIVITY_NAMES = ("single_reply", "capture_ext", "probcut", "probcut_margin",
+                     "probcut_depth", "probcut_reduction", "probcut_percent",
+                     "probcut_margin_ply", "singular", "singular_depth", "singular_margin",
+                     "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor",
+                     "lmr_step", "lmp", "tt_first", "iir", "rfp", "rfp_margin")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -439,6 +439,8 @@ class Engine(EngineAPI):
 
         - ``single_reply`` (bool, on by default): a position with one legal move is
           searched a ply deeper.
+        - ``capture_ext`` (bool, off by default): a position with a capture to make
+          (captures are compulsory: every move is one) is searched a ply deeper.
         - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``,
           a null-window search ``probcut_reduction`` plies shallower at beta +
           ``probcut_margin`` (centi-men); when it fails high, its score is returned.
