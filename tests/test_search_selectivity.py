@@ -20,8 +20,8 @@ DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcu
             "probcut_depth": 5, "probcut_reduction": 3, "probcut_percent": 0,
             "probcut_margin_ply": 0, "singular": True, "singular_depth": 6,
             "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
-            "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmp": 0, "tt_first": False,
-            "iir": 0, "rfp": 0, "rfp_margin": 100}
+            "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
+            "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
 # always had, on).
@@ -38,7 +38,8 @@ CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcu
            "probcut_depth": 4, "probcut_reduction": 4, "probcut_percent": 40,
            "probcut_margin_ply": 10, "singular": False, "singular_depth": 8, "singular_margin": 20,
            "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
-           "lmr_step": 4, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3, "rfp_margin": 40}
+           "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
+           "rfp_margin": 40}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -123,6 +124,8 @@ def test_threat_qsearch_takes_a_bool() -> None:
     ({"lmr_divisor": 0}, ValueError),
     ({"lmr_move": 0}, ValueError),
     ({"lmr_step": -1}, ValueError),
+    ({"lmr_forcing": 9}, ValueError),
+    ({"lmr_forcing": True}, TypeError),
     ({"lmr_step": 65}, ValueError),
     ({"lmr_step": 2.0}, TypeError),
     ({"probcut_percent": -1}, ValueError),

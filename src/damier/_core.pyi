@@ -96,6 +96,7 @@ class SearchCore:
                         threat_qsearch: int | None = ..., history: int | None = ...,
                         lmr_depth: int | None = ..., lmr_move: int | None = ...,
                         lmr_divisor: float | None = ..., lmr_step: int | None = ...,
+                        lmr_forcing: int | None = ...,
                         lmp: int | None = ...,
                         tt_first: bool | None = ...,
                         iir: int | None = ..., rfp: int | None = ...,

@@ -274,16 +274,20 @@ cdef inline int extension(const Node* nd, int i) noexcept nogil:
 
 
 cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int k,
-                          int newdepth) noexcept nogil:
+                          int newdepth, const Pos* child) noexcept nogil:
     """The late-move reduction of the ``k``-th move searched (from 0), a quiet one
-    (the lmr table; a ply less at PV nodes; with history 2, a ply less for a high
-    history, a ply more for a low one), leaving at least a ply of ``newdepth``."""
+    (the lmr table; a ply less at PV nodes; with lmr_forcing, that many plies less
+    for a move that gives the opponent a capture, ``child`` the position after it;
+    with history 2, a ply less for a high history, a ply more for a low one),
+    leaving at least a ply of ``newdepth``."""
     cdef int r, hv, depth = nd.depth
     if depth < s.sel.lmr_depth or k < s.sel.lmr_move or m.ncap:
         return 0
     r = s.lmr[depth if depth < LMR_TABLE else LMR_TABLE - 1][k if k < LMR_TABLE else LMR_TABLE - 1]
     if nd.is_pv and r > 0:
         r -= 1
+    if s.sel.lmr_forcing and r > 0 and can_capture(s.g, child):
+        r = r - s.sel.lmr_forcing if r > s.sel.lmr_forcing else 0
     if s.sel.history == 2:
         hv = s.history[nd.p.turn][ctz(m.frm)][ctz(m.to)]
         if hv > HIST_LMR_MARGIN and r > 0:
@@ -304,7 +308,7 @@ cdef inline int search_move(Searcher* s, const Node* nd, const Child* c, const C
     cdef int score, r
     if k == 0:
         return -search_child(s, nd, c, -nd.beta, -nd.alpha, newdepth, nd.is_pv)
-    r = reduction(s, nd, m, k, newdepth)
+    r = reduction(s, nd, m, k, newdepth, &c.pos)
     score = -search_child(s, nd, c, -nd.alpha - 1, -nd.alpha, newdepth - r, 0)
     if score > nd.alpha and r:
         score = -search_child(s, nd, c, -nd.alpha - 1, -nd.alpha, newdepth, 0)

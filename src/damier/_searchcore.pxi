@@ -161,7 +161,7 @@ cdef class SearchCore:
                         probcut_margin_ply=None, singular=None,
                         singular_depth=None, singular_margin=None, threat_qsearch=None,
                         history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
-                        lmr_step=None,
+                        lmr_step=None, lmr_forcing=None,
                         lmp=None, tt_first=None, iir=None, rfp=None,
                         rfp_margin=None):
         """Sets the search's selectivity switches and their parameters (None:
@@ -208,6 +208,8 @@ cdef class SearchCore:
                 raise ValueError(f"lmr_divisor must be between 0.25 and 100, got {lmr_divisor}")
         if lmr_step is not None:
             sel.lmr_step = _whole(lmr_step, "lmr_step", 0, 64)
+        if lmr_forcing is not None:
+            sel.lmr_forcing = _whole(lmr_forcing, "lmr_forcing", 0, 8)
         if lmp is not None:
             sel.lmp = _whole(lmp, "lmp", 0, 64)
         if tt_first is not None:
@@ -491,7 +493,8 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
             "threat_qsearch": sel.threat_plies, "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
-            "lmr_divisor": sel.lmr_divisor, "lmr_step": sel.lmr_step, "lmp": sel.lmp,
+            "lmr_divisor": sel.lmr_divisor, "lmr_step": sel.lmr_step,
+            "lmr_forcing": sel.lmr_forcing, "lmp": sel.lmp,
             "tt_first": sel.tt_first != 0,
             "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin}
 

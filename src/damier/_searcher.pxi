@@ -76,6 +76,7 @@ ctypedef struct Selectivity:
     int lmr_depth            # least depth of a late-move reduction
     int lmr_move             # moves searched before the first reduced one
     double lmr_divisor       # reductions log(depth) * log(move number) / lmr_divisor (the lmr table)
+    int lmr_forcing          # plies fewer in the reduction of a move that gives the opponent a capture
     int lmr_step             # when not 0, the lmr table instead: a ply from move lmr_move on, two
                              # from move lmr_step on (at any depth from lmr_depth)
     int lmp                  # late-move pruning: at depth d <= LMP_SEL_DEPTH, quiet moves after
@@ -106,6 +107,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_move = 2
     sel.lmr_divisor = DEFAULT_LMR_DIVISOR
     sel.lmr_step = 0
+    sel.lmr_forcing = 0
     sel.lmp = 0
     sel.tt_first = 0
     sel.iir = 0

@@ -208,7 +208,7 @@ SELECTIVITY_NAMES = ("single_reply", "capture_ext", "probcut", "probcut_margin",
                      "probcut_depth", "probcut_reduction", "probcut_percent",
                      "probcut_margin_ply", "singular", "singular_depth", "singular_margin",
                      "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor",
-                     "lmr_step", "lmp", "tt_first", "iir", "rfp", "rfp_margin")
+                     "lmr_step", "lmr_forcing", "lmp", "tt_first", "iir", "rfp", "rfp_margin")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -463,7 +463,9 @@ class Engine(EngineAPI):
           this many moves searched (3 and 2 by default); ``lmr_divisor``: their size,
           ``log(depth) * log(move number) / lmr_divisor`` plies (1.5 by default);
           ``lmr_step`` (0, off, by default): instead, a ply, and two plies from the
-          ``lmr_step``-th move searched on (counted from 0).
+          ``lmr_step``-th move searched on (counted from 0). ``lmr_forcing`` (0 to 8; 0,
+          off, by default): a move that gives the opponent a capture (an exchange offer,
+          a sacrifice) is reduced that many plies less.
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3
           of non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are
           skipped when they give the opponent no capture.

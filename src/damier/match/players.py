@@ -210,6 +210,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "lmr_divisor": (_divisor, "size of the late-move reductions (larger: smaller)"),
     "lmr_step": (_int_option(0, 64), "late-move reductions of a ply, two from this move on, "
                  "instead of the log table (0 off)"),
+    "lmr_forcing": (_int_option(0, 8), "plies fewer in the reduction of a move that gives "
+                    "the opponent a capture (0 off)"),
     "lmp": (_int_option(0, 64), "late-move pruning: quiet moves after lmp + depth^2 at "
             "depths 1-3 (0 off)"),
     "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
