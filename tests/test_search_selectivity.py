@@ -18,7 +18,8 @@ from damier.puzzles import load_puzzles
 
 DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcut_margin": 100,
             "probcut_depth": 5, "probcut_reduction": 3, "probcut_percent": 0,
-            "probcut_margin_ply": 0, "singular": True, "singular_depth": 6,
+            "probcut_margin_ply": 0, "singular": True, "singular_nonpv": False,
+            "singular_depth": 6,
             "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100}
@@ -36,7 +37,8 @@ ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearc
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcut_margin": 60,
            "probcut_depth": 4, "probcut_reduction": 4, "probcut_percent": 40,
-           "probcut_margin_ply": 10, "singular": False, "singular_depth": 8, "singular_margin": 20,
+           "probcut_margin_ply": 10, "singular": False, "singular_nonpv": True,
+           "singular_depth": 8, "singular_margin": 20,
            "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40}

@@ -92,6 +92,7 @@ class SearchCore:
                         probcut_margin: int | None = ..., probcut_depth: int | None = ...,
                         probcut_reduction: int | None = ..., probcut_percent: int | None = ...,
                         probcut_margin_ply: int | None = ..., singular: bool | None = ...,
+                        singular_nonpv: bool | None = ...,
                         singular_depth: int | None = ..., singular_margin: int | None = ...,
                         threat_qsearch: int | None = ..., history: int | None = ...,
                         lmr_depth: int | None = ..., lmr_move: int | None = ...,

@@ -159,7 +159,8 @@ cdef class SearchCore:
     def set_selectivity(self, *, single_reply=None, capture_ext=None, probcut=None, probcut_margin=None,
                         probcut_depth=None, probcut_reduction=None, probcut_percent=None,
                         probcut_margin_ply=None, singular=None,
-                        singular_depth=None, singular_margin=None, threat_qsearch=None,
+                        singular_nonpv=None, singular_depth=None, singular_margin=None,
+                        threat_qsearch=None,
                         history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
                         lmr_step=None, lmr_forcing=None,
                         lmp=None, tt_first=None, iir=None, rfp=None,
@@ -187,6 +188,8 @@ cdef class SearchCore:
             sel.probcut_margin_ply = _whole(probcut_margin_ply, "probcut_margin_ply", 0, 1000)
         if singular is not None:
             sel.singular = 1 if singular else 0
+        if singular_nonpv is not None:
+            sel.singular_nonpv = 1 if singular_nonpv else 0
         if singular_depth is not None:
             sel.singular_depth = _whole(singular_depth, "singular_depth", 2, 63)
         if singular_margin is not None:
@@ -490,6 +493,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "probcut_reduction": sel.probcut_reduction,
             "probcut_percent": sel.probcut_percent,
             "probcut_margin_ply": sel.probcut_margin_ply, "singular": sel.singular != 0,
+            "singular_nonpv": sel.singular_nonpv != 0,
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
             "threat_qsearch": sel.threat_plies, "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,

@@ -68,6 +68,7 @@ ctypedef struct Selectivity:
                              # node's (probcut_reduction unused)
     int probcut_margin_ply   # centi-men added to probcut_margin for each ply of the node's depth
     int singular             # singular extension of the TT move at PV nodes
+    int singular_nonpv       # singular extension at non-PV nodes too
     int singular_depth       # least depth of a singular test
     int singular_margin      # centi-men below the TT score of the other moves' null window
     int threat_plies         # threat-aware qsearch at quiet leaves up to this qsearch ply (0: off)
@@ -99,6 +100,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.probcut_percent = 0
     sel.probcut_margin_ply = 0
     sel.singular = 1
+    sel.singular_nonpv = 0
     sel.singular_depth = 6
     sel.singular_margin = 30
     sel.threat_plies = 1

@@ -206,9 +206,10 @@ def evaluate(board: Board) -> int:
 
 SELECTIVITY_NAMES = ("single_reply", "capture_ext", "probcut", "probcut_margin",
                      "probcut_depth", "probcut_reduction", "probcut_percent",
-                     "probcut_margin_ply", "singular", "singular_depth", "singular_margin",
-                     "threat_qsearch", "history", "lmr_depth", "lmr_move", "lmr_divisor",
-                     "lmr_step", "lmr_forcing", "lmp", "tt_first", "iir", "rfp", "rfp_margin")
+                     "probcut_margin_ply", "singular", "singular_nonpv", "singular_depth",
+                     "singular_margin", "threat_qsearch", "history", "lmr_depth", "lmr_move",
+                     "lmr_divisor", "lmr_step", "lmr_forcing", "lmp", "tt_first", "iir", "rfp",
+                     "rfp_margin")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -450,7 +451,8 @@ class Engine(EngineAPI):
         - ``singular`` (bool, on by default): at PV nodes of depth >= ``singular_depth``
           whose TT move is stored as a lower bound, the other moves are searched at half
           the depth with a null window ``singular_margin`` centi-men below the TT score;
-          when all fail low, the TT move is extended by a ply.
+          when all fail low, the TT move is extended by a ply. ``singular_nonpv`` (bool,
+          off by default): at non-PV nodes too.
         - ``threat_qsearch`` (int, plies; True is 1; 1 by default): at a quiet leaf of the
           quiescence search within that many plies of the horizon, when the side not to
           move would have a capture if it were its turn, the quiet moves are searched one

@@ -201,6 +201,7 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "probcut_margin_ply": (_int_option(0, 1000), "ProbCut margin added a ply of depth, "
                            "centi-men"),
     "singular": (_switch, "singular extension at PV nodes (on/off)"),
+    "singular_nonpv": (_switch, "singular extension at non-PV nodes too (on/off)"),
     "singular_depth": (_int_option(2, 63), "singular extension from this depth"),
     "singular_margin": (_int_option(0, 10000), "singular extension margin, centi-men"),
     "threat_qsearch": (_int_option(0, 16), "threat-aware quiescence, plies (0 off)"),
