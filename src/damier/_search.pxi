@@ -243,8 +243,8 @@ cdef inline bint singular_extension(Searcher* s, Node* nd) noexcept nogil:
     depth. True when the search stopped meanwhile."""
     cdef int flag, tts
     nd.sext = -1
-    if not (s.sel.singular and (nd.is_pv or s.sel.singular_nonpv) and nd.hit and nd.ply > 0 and nd.n > 1
-            and nd.tt_move < nd.n and nd.depth >= s.sel.singular_depth
+    if not (s.sel.singular and (nd.is_pv or s.sel.singular_nonpv) and nd.hit and nd.ply > 0
+            and nd.n > 1 and nd.tt_move < nd.n and nd.depth >= s.sel.singular_depth
             and nd.ply < EXTEND_PLIES):
         return False
     flag = tt_flag(nd.data)

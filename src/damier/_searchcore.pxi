@@ -156,15 +156,13 @@ cdef class SearchCore:
             for i in range(self.nhelpers):
                 self.helpers[i].lmp[d] = self.s.lmp[d]
 
-    def set_selectivity(self, *, single_reply=None, capture_ext=None, probcut=None, probcut_margin=None,
-                        probcut_depth=None, probcut_reduction=None, probcut_percent=None,
-                        probcut_margin_ply=None, singular=None,
+    def set_selectivity(self, *, single_reply=None, capture_ext=None, probcut=None,
+                        probcut_margin=None, probcut_depth=None, probcut_reduction=None,
+                        probcut_percent=None, probcut_margin_ply=None, singular=None,
                         singular_nonpv=None, singular_depth=None, singular_margin=None,
-                        threat_qsearch=None,
-                        history=None, lmr_depth=None, lmr_move=None, lmr_divisor=None,
-                        lmr_step=None, lmr_forcing=None,
-                        lmp=None, tt_first=None, iir=None, rfp=None,
-                        rfp_margin=None):
+                        threat_qsearch=None, history=None, lmr_depth=None, lmr_move=None,
+                        lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
+                        tt_first=None, iir=None, rfp=None, rfp_margin=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
