@@ -60,6 +60,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "probcut": {"probcut": True},
     "singular": {"singular": True},
     "threat_qsearch": {"threat_qsearch": 1},
+    "shot_qsearch": {"shot_qsearch": 1},
     "history1": {"history": 1},
     "history2": {"history": 2},
     "lmr_div_1.25": {"lmr_divisor": 1.25},

@@ -20,7 +20,8 @@ DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcu
             "probcut_depth": 5, "probcut_reduction": 3, "probcut_percent": 0,
             "probcut_margin_ply": 0, "singular": True, "singular_nonpv": False,
             "singular_depth": 6,
-            "singular_margin": 30, "threat_qsearch": 1, "history": 1, "lmr_depth": 3,
+            "singular_margin": 30, "threat_qsearch": 1, "shot_qsearch": 0, "history": 1,
+            "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100}
 
@@ -28,7 +29,7 @@ DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcu
 # always had, on).
 ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singular": False,
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
-           "tt_first": False, "iir": 0, "rfp": 0}
+           "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
@@ -39,7 +40,8 @@ CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcu
            "probcut_depth": 4, "probcut_reduction": 4, "probcut_percent": 40,
            "probcut_margin_ply": 10, "singular": False, "singular_nonpv": True,
            "singular_depth": 8, "singular_margin": 20,
-           "threat_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
+           "threat_qsearch": 2, "shot_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3,
+           "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40}
 
@@ -114,6 +116,37 @@ def test_threat_qsearch_takes_a_bool() -> None:
     engine = Engine(hash_mb=1)
     assert engine.set_selectivity(threat_qsearch=True)["threat_qsearch"] == 1
     assert engine.set_selectivity(threat_qsearch=False)["threat_qsearch"] == 0
+    assert engine.set_selectivity(shot_qsearch=True)["shot_qsearch"] == 1
+    assert engine.set_selectivity(shot_qsearch=False)["shot_qsearch"] == 0
+
+
+# Shipped International shots of two sacrifices (the winner's moves: a sacrifice, a
+# second one after the forced capture, then the capture that wins material), ids in
+# data/puzzles_international.json.
+TWO_SACRIFICE_SHOTS = ["1b6508426f", "8197142cee", "a44db5fabe", "f7e54595d9", "57b661a198",
+                       "b85dbdd365"]
+
+
+@pytest.mark.parametrize("pid", TWO_SACRIFICE_SHOTS)
+def test_shot_qsearch_sees_a_shot_beyond_the_horizon(pid: str) -> None:
+    """A search of one ply plays the first sacrifice; the forced capture is resolved
+    below the horizon, and the position after it is a quiet leaf. With
+    ``shot_qsearch=2`` the second sacrifice is searched there (and the capture
+    after it): the shot's first move is played with a score of at least the man it
+    wins. Without it that leaf is only evaluated, and the score is lower."""
+    puzzle = {p.id: p for p in load_puzzles("international")}[pid]
+    board = puzzle.board()
+    line, captures = board.copy(), []
+    for text in puzzle.solution:
+        move = line.parse_move(text)
+        captures.append(bool(move.captures))
+        line.push(move)
+    assert puzzle.gain >= 1 and captures == [False, True, False, True, True]
+    without = Engine(hash_mb=1, selectivity={"shot_qsearch": 0}).search(board, depth=1)
+    found = Engine(hash_mb=1, selectivity={"shot_qsearch": 2}).search(board, depth=1)
+    assert found.best_move == board.parse_move(puzzle.solution[0])
+    assert found.score >= 100
+    assert without.score < found.score
 
 
 @pytest.mark.parametrize("settings, error", [
@@ -123,6 +156,8 @@ def test_threat_qsearch_takes_a_bool() -> None:
     ({"singular_depth": 100}, ValueError),
     ({"history": 3}, ValueError),
     ({"threat_qsearch": -1}, ValueError),
+    ({"shot_qsearch": 17}, ValueError),
+    ({"shot_qsearch": 1.5}, TypeError),
     ({"lmr_divisor": 0}, ValueError),
     ({"lmr_move": 0}, ValueError),
     ({"lmr_step": -1}, ValueError),

@@ -242,6 +242,43 @@ def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> 
         fit(data, start, FitSettings(**settings, fixed=("tempo2",)), progress=False)
 
 
+def test_max_gap_leaves_out_the_positions_a_static_evaluation_cannot_know() -> None:
+    """Positions whose self-play score is far from the initial evaluation (a shot the
+    search saw): with ``max_gap`` they are left out of training (the message counts
+    them), and the refit stays nearer the evaluation the other positions show."""
+    boards = _random_positions(1000, seed=21)
+    variant = boards[0].variant
+    feats, counts, phase, shift = _traces(boards)
+    truth = Weights.material(variant)
+    truth.set("man", 8 * 100, 8 * 140)
+    truth.set("advancement", 8 * 3, 8 * 6)
+    games = np.arange(len(boards)) // 10
+    data = Dataset(variant, feats, counts, phase, shift, np.full(len(boards), 0.5),
+                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
+    true_eval = predict(np, np.array(truth.vector, dtype=float), data)
+    shot = np.random.default_rng(5).random(len(boards)) < 0.15
+    data.score = true_eval + 600 * shot             # the deep search saw the shot too
+    data.shallow = true_eval + 600 * shot
+    settings = dict(epochs=10, batch=256, learning_rate=0.5, l2=0.1, score_share=1.0,
+                    validation=0.2)
+    errors = {}
+    for gap in (0.0, 300.0):
+        stream = io.StringIO()
+        fitted, _ = fit(data, truth, FitSettings(**settings, max_gap=gap), progress=False,
+                        stream=stream)
+        got = predict(np, np.array(fitted.vector, dtype=float), data)
+        errors[gap] = float(np.abs(got - true_eval)[~shot].mean())
+        if gap:
+            assert "training positions have a self-play score more than 300" in stream.getvalue()
+            left_out = int(stream.getvalue().split("fit: ")[-1].split(" of ")[0])
+            # every shot position of the training games, none other (the validation
+            # games are a fifth of the 200)
+            assert 0.7 * shot.sum() < left_out < shot.sum(), (left_out, shot.sum())
+        else:
+            assert "self-play score more than" not in stream.getvalue()
+    assert errors[300.0] < errors[0.0] / 2, errors
+
+
 def test_validation_leaves_out_positions_of_training_games() -> None:
     """Every game starts from the same position (as games of one opening do): the
     held-out games' copies of it are left out of the validation loss, since the

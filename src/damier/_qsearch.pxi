@@ -31,8 +31,11 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
     if not can_capture(g, p):
         if count_quiet(g, p) == 0:
             return no_move_score(g, ply)
-        if qply < s.sel.threat_plies and ply < MAXPLY - 3:
-            return threat_search(s, p, alpha, beta, ply)
+        if ply < MAXPLY - 3:
+            if qply < s.sel.threat_plies and threatened(g, p):
+                return threat_search(s, p, alpha, beta, ply)
+            if qply < s.sel.shot_plies:
+                return shot_search(s, p, alpha, beta, ply, qply)
         return search_eval(s, p)
     moves = s.buf + ply * MAXMOVES
     n = gen_captures(g, p, moves, &overflow)
@@ -50,21 +53,26 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
     return best
 
 
+cdef inline bint threatened(const Geo* g, const Pos* p) noexcept nogil:
+    """Whether the opponent of the side to move would have a capture if it were
+    its turn (a threat the static evaluation misses)."""
+    cdef Pos other = p[0]
+    other.turn = 1 - p.turn
+    return can_capture(g, &other)
+
+
 cdef int threat_search(Searcher* s, const Pos* p, int alpha, int beta, int ply) noexcept nogil:
-    """A quiet quiescence leaf (the side to move has moves and no capture). When
-    the opponent would have a capture if it were its turn, the static evaluation
-    misses a threat: the quiet moves are searched one ply (each reply's captures
-    resolved) to see whether it can be parried. The evaluation is kept when it
-    is already at most alpha (a threat does not make the position better)."""
+    """A quiet quiescence leaf (the side to move has moves and no capture) under a
+    threat (``threatened``): the static evaluation misses it, so the quiet moves
+    are searched one ply (each reply's captures resolved) to see whether it can
+    be parried. The evaluation is kept when it is already at most alpha (a
+    threat does not make the position better)."""
     cdef const Geo* g = s.g
     cdef CMove* moves
-    cdef Pos child = p[0]
+    cdef Pos child
     cdef int n, i, score, best
     cdef int ev = search_eval(s, p)
     if ev <= alpha:
-        return ev
-    child.turn = 1 - p.turn
-    if not can_capture(g, &child):
         return ev
     moves = s.buf + ply * MAXMOVES
     n = gen_quiet(g, p, moves, 0)
@@ -73,6 +81,40 @@ cdef int threat_search(Searcher* s, const Pos* p, int alpha, int beta, int ply) 
         child = p[0]
         make_move(&child, &moves[i])
         score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1, NO_THREAT)
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+    return best
+
+
+cdef int shot_search(Searcher* s, const Pos* p, int alpha, int beta, int ply,
+                     int qply) noexcept nogil:
+    """A quiet quiescence leaf where the side to move may have a shot: its static
+    evaluation stands (it need not play a forcing move), and each quiet move that
+    gives the opponent a capture (a sacrifice or an exchange offer: the reply is
+    forced) is searched, the captures that follow resolved. A combination that
+    starts with a sacrifice at the horizon is then seen (the evaluation misses
+    it)."""
+    cdef const Geo* g = s.g
+    cdef CMove* moves
+    cdef Pos child
+    cdef int n, i, score
+    cdef int best = search_eval(s, p)
+    if best >= beta:
+        return best
+    if best > alpha:
+        alpha = best
+    moves = s.buf + ply * MAXMOVES
+    n = gen_quiet(g, p, moves, 0)
+    for i in range(n):
+        child = p[0]
+        make_move(&child, &moves[i])
+        if not can_capture(g, &child):
+            continue
+        score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1, qply + 1)
         if score > best:
             best = score
             if score > alpha:

@@ -86,13 +86,17 @@ cdef inline int score_from_tt(int score, int ply) noexcept nogil:
     return score
 
 
-cdef inline void enter_child(Searcher* s, const Node* nd, const CMove* m, Child* c) noexcept nogil:
+cdef inline void enter_child(Searcher* s, const Node* nd, const CMove* m, Child* c,
+                             int depth) noexcept nogil:
     """The key and the draw counts of ``c.pos``, the position after ``m`` (already
-    made), and its key on the search path."""
+    made), and its key on the search path. ``depth``: the child's depth; its
+    transposition-table entry is fetched ahead only when the child will read it
+    (depth above 0: the quiescence search does not)."""
     c.key = key_after(nd.p, m, nd.key)
     if s.g.king_limit:
         c.key ^= king_run_key(s.g, nd.p) ^ king_run_key(s.g, &c.pos)
-    prefetch(&s.tt[c.key & s.tt_mask])
+    if depth > 0:
+        prefetch(&s.tt[c.key & s.tt_mask])
     c.rev = 0 if (m.ncap or not m.king) else nd.rev + 1
     c.ecls = end_class(s, &c.pos) if s.end_plies[0] else END_NONE
     c.eply = nd.eply + 1 if (c.ecls and c.ecls == nd.ecls) else 0
@@ -229,7 +233,7 @@ cdef bint singular_test(Searcher* s, const Node* nd, int sbeta, int depth) noexc
         m = &nd.moves[i]
         c.pos = nd.p[0]
         make_move(&c.pos, m)
-        enter_child(s, nd, m, &c)
+        enter_child(s, nd, m, &c, depth)
         score = -search_child(s, nd, &c, -sbeta, -sbeta + 1, depth, 0)
         if s.stop or score >= sbeta:
             return False
@@ -353,7 +357,7 @@ cdef inline bint search_moves(Searcher* s, Node* nd) noexcept nogil:
     """The move loop: the moves best first (order scores), each searched unless
     pruned, until one cuts off (``nd.best``, ``nd.best_i``, ``nd.alpha``). True
     when the search stopped."""
-    cdef int j, i, k = 0, score
+    cdef int j, i, k = 0, score, newdepth
     cdef const CMove* m
     cdef Child c
     nd.best = -INF
@@ -377,8 +381,9 @@ cdef inline bint search_moves(Searcher* s, Node* nd) noexcept nogil:
         make_move(&c.pos, m)
         if late_move_pruned(s, nd, m, j, &c.pos):
             continue
-        enter_child(s, nd, m, &c)
-        score = search_move(s, nd, &c, m, k, nd.depth - 1 + extension(nd, i))
+        newdepth = nd.depth - 1 + extension(nd, i)
+        enter_child(s, nd, m, &c, newdepth)
+        score = search_move(s, nd, &c, m, k, newdepth)
         k += 1
         if s.stop:
             return True

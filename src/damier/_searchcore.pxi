@@ -160,8 +160,8 @@ cdef class SearchCore:
                         probcut_margin=None, probcut_depth=None, probcut_reduction=None,
                         probcut_percent=None, probcut_margin_ply=None, singular=None,
                         singular_nonpv=None, singular_depth=None, singular_margin=None,
-                        threat_qsearch=None, history=None, lmr_depth=None, lmr_move=None,
-                        lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
+                        threat_qsearch=None, shot_qsearch=None, history=None, lmr_depth=None,
+                        lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
@@ -196,6 +196,10 @@ cdef class SearchCore:
             threat_qsearch = (int(threat_qsearch) if isinstance(threat_qsearch, bool)
                               else threat_qsearch)
             sel.threat_plies = _whole(threat_qsearch, "threat_qsearch", 0, 16)
+        if shot_qsearch is not None:
+            shot_qsearch = (int(shot_qsearch) if isinstance(shot_qsearch, bool)
+                            else shot_qsearch)
+            sel.shot_plies = _whole(shot_qsearch, "shot_qsearch", 0, 16)
         if history is not None:
             sel.history = _whole(history, "history", 0, 2)
         if lmr_depth is not None:
@@ -493,7 +497,8 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "probcut_margin_ply": sel.probcut_margin_ply, "singular": sel.singular != 0,
             "singular_nonpv": sel.singular_nonpv != 0,
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
-            "threat_qsearch": sel.threat_plies, "history": sel.history,
+            "threat_qsearch": sel.threat_plies, "shot_qsearch": sel.shot_plies,
+            "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
             "lmr_divisor": sel.lmr_divisor, "lmr_step": sel.lmr_step,
             "lmr_forcing": sel.lmr_forcing, "lmp": sel.lmp,

@@ -207,9 +207,9 @@ def evaluate(board: Board) -> int:
 SELECTIVITY_NAMES = ("single_reply", "capture_ext", "probcut", "probcut_margin",
                      "probcut_depth", "probcut_reduction", "probcut_percent",
                      "probcut_margin_ply", "singular", "singular_nonpv", "singular_depth",
-                     "singular_margin", "threat_qsearch", "history", "lmr_depth", "lmr_move",
-                     "lmr_divisor", "lmr_step", "lmr_forcing", "lmp", "tt_first", "iir", "rfp",
-                     "rfp_margin")
+                     "singular_margin", "threat_qsearch", "shot_qsearch", "history",
+                     "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
+                     "tt_first", "iir", "rfp", "rfp_margin")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -457,6 +457,11 @@ class Engine(EngineAPI):
           quiescence search within that many plies of the horizon, when the side not to
           move would have a capture if it were its turn, the quiet moves are searched one
           ply to see whether the threat can be parried.
+        - ``shot_qsearch`` (int, plies; True is 1; 0, off, by default): at a quiet leaf of
+          the quiescence search within that many plies of the horizon (where no threat
+          is searched), the static evaluation stands and each quiet move that gives the
+          opponent a capture (a sacrifice, an exchange offer) is searched too, with the
+          captures that follow: a shot that starts at the horizon is seen.
         - ``history`` (0, 1 or 2; 1 by default): 0 the plain depth-squared bonus at a
           cutoff; 1 bounded (gravity) updates, with a malus for the quiet moves tried
           before the cutoff move; 2 as 1, and late-move reductions one ply smaller for

@@ -568,7 +568,9 @@ def rescore(directory: str | os.PathLike[str], *, nodes: int, weights: str | Non
 @dataclass
 class Dataset:
     """Positions with their features: ``feats``/``counts`` (``eval_trace_batch``
-    rows), ``phase``, ``shift``, ``result``, ``score`` and ``game``."""
+    rows), ``phase``, ``shift``, ``result``, ``score``, ``game`` and ``shallow``
+    (the self-play search's own score, which ``score`` replaces in rescored data;
+    None: the same as ``score``)."""
 
     variant: Variant
     feats: Any
@@ -580,6 +582,7 @@ class Dataset:
     game: Any
     games: int = 0
     sources: list[str] = field(default_factory=list)
+    shallow: Any = None
 
     def __len__(self) -> int:
         return int(len(self.result))
@@ -587,7 +590,12 @@ class Dataset:
     def subset(self, mask: Any) -> "Dataset":
         return Dataset(self.variant, self.feats[mask], self.counts[mask], self.phase[mask],
                        self.shift[mask], self.result[mask], self.score[mask], self.game[mask],
-                       self.games, self.sources)
+                       self.games, self.sources,
+                       None if self.shallow is None else self.shallow[mask])
+
+    def shallow_scores(self) -> Any:
+        """The self-play search's scores (centi-men, White's view)."""
+        return self.score if self.shallow is None else self.shallow
 
 
 def trace_arrays(variant: Variant, white: Any, black: Any, kings: Any, wtm: Any) -> tuple[Any, ...]:
@@ -625,7 +633,7 @@ def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
         return None
 
     parts: dict[str, list[Any]] = {k: [] for k in ("white", "black", "kings", "white_to_move",
-                                                   "result", "score", "game")}
+                                                   "result", "score", "game", "shallow")}
     variant_name: str | None = None
     games = 0
     offset = 0
@@ -663,7 +671,8 @@ def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
                             keep = extra["valid"].astype(bool)
                             deep = extra["score"]
                     for key in parts:
-                        value = deep if key == "score" and deep is not None else data[key]
+                        value = (deep if key == "score" and deep is not None
+                                 else data["score"] if key == "shallow" else data[key])
                         parts[key].append(value[keep] + (offset if key == "game" else 0))
                     games += int(data["games"])
                     if len(data["game"]):
@@ -678,7 +687,8 @@ def load_dataset(directories: Sequence[str | os.PathLike[str]], *,
                                                arrays["kings"], arrays["white_to_move"])
     return Dataset(variant, feats, counts, phase, shift, arrays["result"].astype(np.float64),
                    arrays["score"].astype(np.float64), arrays["game"], games,
-                   [str(d) for d in directories])
+                   [str(d) for d in directories],
+                   arrays["shallow"].astype(np.float64) if depths else None)
 
 
 # ---------------------------------------------------------------------------------------
@@ -705,6 +715,10 @@ class FitSettings:
                                     # weights
     prior_initial: bool = False     # the L2 prior pulls towards the initial weights, not zero
     unseen_validation: bool = True  # validate only on positions that no training game has
+    max_gap: float = 0.0            # when not 0: training positions whose self-play search score
+                                    # is more than this many centi-men from the initial weights'
+                                    # evaluation are left out (a shot the search saw and a static
+                                    # evaluation cannot); the validation positions stay
 
 
 def _position_keys(np: Any, data: Dataset) -> Any:
@@ -797,6 +811,13 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
                          f"also occur in training games; validating on the other "
                          f"{int(is_val.sum() - repeated.sum())}\n")
     train, val = data.subset(~is_val), data.subset(is_val & ~repeated)
+    if settings.max_gap > 0 and len(train):
+        gap = np.abs(train.shallow_scores() - predict(np, w, train))
+        tactical = gap > settings.max_gap
+        stream.write(f"fit: {int(tactical.sum())} of {len(train)} training positions have a "
+                     f"self-play score more than {settings.max_gap:g} centi-men from the "
+                     f"initial evaluation; left out\n")
+        train = train.subset(~tactical)
     if len(train) == 0:
         raise TrainError("no positions to fit")
     t_train, t_val = targets(np, train, settings), targets(np, val, settings)

@@ -94,6 +94,10 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
                    help="the target's share taken from the engine's scores, the rest from the "
                         "game results (default 1: the scores alone)")
     f.add_argument("--validation", type=float, default=FitSettings.validation)
+    f.add_argument("--max-gap", type=float, default=FitSettings.max_gap, metavar="CP",
+                   help="leave out of training the positions whose self-play score is more "
+                        "than CP centi-men from the initial evaluation (tactics a static "
+                        "evaluation cannot see; default 0: none left out)")
     f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial "
                    "weights; 'material', 'patterns' (the 4x4 areas) or 'big' (the 4x6 areas) keeps "
                    "whole tables")
@@ -185,9 +189,12 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
                            validation=args.validation, seed=args.seed,
                            prior_initial=args.prior_initial,
                            unseen_validation=not args.all_validation,
+                           max_gap=args.max_gap,
                            fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
     if settings.epochs < 1 or settings.batch < 1 or not 0 <= settings.validation < 1:
         raise TrainError("--epochs and --batch must be at least 1, --validation in [0, 1)")
+    if not 0 <= settings.max_gap < float("inf"):
+        raise TrainError(f"--max-gap must be 0 or more centi-men, got {settings.max_gap:g}")
     err.write(f"fit: {len(data)} positions from {data.games} games ({data.variant.name})\n")
     began = time.monotonic()
     weights, history = fit(data, initial, settings, progress=not args.no_progress, stream=err)
