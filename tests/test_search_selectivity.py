@@ -20,7 +20,8 @@ DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcu
             "probcut_depth": 5, "probcut_reduction": 3, "probcut_percent": 0,
             "probcut_margin_ply": 0, "singular": True, "singular_nonpv": False,
             "singular_depth": 6,
-            "singular_margin": 30, "threat_qsearch": 1, "shot_qsearch": 0, "history": 1,
+            "singular_margin": 30, "threat_qsearch": 1, "shot_qsearch": 0, "shot_margin": 0,
+            "history": 1,
             "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100}
@@ -40,8 +41,8 @@ CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcu
            "probcut_depth": 4, "probcut_reduction": 4, "probcut_percent": 40,
            "probcut_margin_ply": 10, "singular": False, "singular_nonpv": True,
            "singular_depth": 8, "singular_margin": 20,
-           "threat_qsearch": 2, "shot_qsearch": 2, "history": 2, "lmr_depth": 4, "lmr_move": 3,
-           "lmr_divisor": 2.0,
+           "threat_qsearch": 2, "shot_qsearch": 2, "shot_margin": 80, "history": 2,
+           "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40}
 
@@ -158,6 +159,7 @@ def test_shot_qsearch_sees_a_shot_beyond_the_horizon(pid: str) -> None:
     ({"threat_qsearch": -1}, ValueError),
     ({"shot_qsearch": 17}, ValueError),
     ({"shot_qsearch": 1.5}, TypeError),
+    ({"shot_margin": -1}, ValueError),
     ({"lmr_divisor": 0}, ValueError),
     ({"lmr_move": 0}, ValueError),
     ({"lmr_step": -1}, ValueError),
@@ -221,7 +223,8 @@ def test_each_setting_changes_the_search(name: str) -> None:
     board = _board(variant, fen)
     switch = {**ALL_OFF, "probcut": True} if name.startswith("probcut_") else (
         {**ALL_OFF, "singular": True} if name.startswith("singular_") else (
-            {**ALL_OFF, "rfp": 3} if name == "rfp_margin" else ALL_OFF))
+            {**ALL_OFF, "rfp": 3} if name == "rfp_margin" else (
+                {**ALL_OFF, "shot_qsearch": 1} if name == "shot_margin" else ALL_OFF)))
     value = CHANGED[name] if CHANGED[name] != switch.get(name, DEFAULTS[name]) else DEFAULTS[name]
     before = Engine(hash_mb=16, selectivity=switch).search(board, depth=depth)
     after = Engine(hash_mb=16, selectivity={**switch, name: value}).search(board, depth=depth)

@@ -95,6 +95,7 @@ class SearchCore:
                         singular_nonpv: bool | None = ...,
                         singular_depth: int | None = ..., singular_margin: int | None = ...,
                         threat_qsearch: int | None = ..., shot_qsearch: int | None = ...,
+                        shot_margin: int | None = ...,
                         history: int | None = ...,
                         lmr_depth: int | None = ..., lmr_move: int | None = ...,
                         lmr_divisor: float | None = ..., lmr_step: int | None = ...,

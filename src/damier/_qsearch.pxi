@@ -90,6 +90,22 @@ cdef int threat_search(Searcher* s, const Pos* p, int alpha, int beta, int ply) 
     return best
 
 
+cdef bint answers_every_capture(Searcher* s, const Pos* p, int ply) noexcept nogil:
+    """Whether after each capture the side to move in ``p`` can make (its moves
+    generated at ``ply``), its opponent has a capture in turn: a sacrifice that the
+    opponent can take without giving anything back is no shot."""
+    cdef CMove* moves = s.buf + ply * MAXMOVES
+    cdef int n, i, overflow = 0
+    cdef Pos child
+    n = gen_captures(s.g, p, moves, &overflow)
+    for i in range(n):
+        child = p[0]
+        make_move(&child, &moves[i])
+        if not can_capture(s.g, &child):
+            return False
+    return True
+
+
 cdef int shot_search(Searcher* s, const Pos* p, int alpha, int beta, int ply,
                      int qply) noexcept nogil:
     """A quiet quiescence leaf where the side to move may have a shot: its static
@@ -97,13 +113,16 @@ cdef int shot_search(Searcher* s, const Pos* p, int alpha, int beta, int ply,
     gives the opponent a capture (a sacrifice or an exchange offer: the reply is
     forced) is searched, the captures that follow resolved. A combination that
     starts with a sacrifice at the horizon is then seen (the evaluation misses
-    it)."""
+    it). A sacrifice after which no other can follow is searched only when each of
+    the opponent's captures can be answered by one (otherwise the opponent just
+    takes a man). With ``sel.shot_margin``, only when the evaluation is within that
+    many centi-men of alpha (a shot rarely wins more)."""
     cdef const Geo* g = s.g
     cdef CMove* moves
     cdef Pos child
     cdef int n, i, score
     cdef int best = search_eval(s, p)
-    if best >= beta:
+    if best >= beta or (s.sel.shot_margin and best + s.sel.shot_margin <= alpha):
         return best
     if best > alpha:
         alpha = best
@@ -113,6 +132,10 @@ cdef int shot_search(Searcher* s, const Pos* p, int alpha, int beta, int ply,
         child = p[0]
         make_move(&child, &moves[i])
         if not can_capture(g, &child):
+            continue
+        # No second sacrifice can follow (its quiet leaf would be at qply + 2): a
+        # sacrifice is a shot only when every capture of it can be answered.
+        if qply + 2 >= s.sel.shot_plies and not answers_every_capture(s, &child, ply + 1):
             continue
         score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1, qply + 1)
         if score > best:

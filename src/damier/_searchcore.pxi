@@ -160,7 +160,7 @@ cdef class SearchCore:
                         probcut_margin=None, probcut_depth=None, probcut_reduction=None,
                         probcut_percent=None, probcut_margin_ply=None, singular=None,
                         singular_nonpv=None, singular_depth=None, singular_margin=None,
-                        threat_qsearch=None, shot_qsearch=None, history=None, lmr_depth=None,
+                        threat_qsearch=None, shot_qsearch=None, shot_margin=None, history=None, lmr_depth=None,
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None):
         """Sets the search's selectivity switches and their parameters (None:
@@ -200,6 +200,8 @@ cdef class SearchCore:
             shot_qsearch = (int(shot_qsearch) if isinstance(shot_qsearch, bool)
                             else shot_qsearch)
             sel.shot_plies = _whole(shot_qsearch, "shot_qsearch", 0, 16)
+        if shot_margin is not None:
+            sel.shot_margin = _whole(shot_margin, "shot_margin", 0, 10000)
         if history is not None:
             sel.history = _whole(history, "history", 0, 2)
         if lmr_depth is not None:
@@ -498,6 +500,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "singular_nonpv": sel.singular_nonpv != 0,
             "singular_depth": sel.singular_depth, "singular_margin": sel.singular_margin,
             "threat_qsearch": sel.threat_plies, "shot_qsearch": sel.shot_plies,
+            "shot_margin": sel.shot_margin,
             "history": sel.history,
             "lmr_depth": sel.lmr_depth, "lmr_move": sel.lmr_move,
             "lmr_divisor": sel.lmr_divisor, "lmr_step": sel.lmr_step,

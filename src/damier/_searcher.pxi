@@ -74,6 +74,8 @@ ctypedef struct Selectivity:
     int threat_plies         # threat-aware qsearch at quiet leaves up to this qsearch ply (0: off)
     int shot_plies           # sacrifices searched at quiet qsearch leaves below this qsearch ply
                              # (0: off)
+    int shot_margin          # ... only when the evaluation is within this many centi-men of
+                             # alpha (0: always)
     int history              # 0: bonus depth^2 at a cutoff; 1: bounded (gravity) with a malus
                              # for the quiet moves tried before; 2: 1, and history in LMR
     int lmr_depth            # least depth of a late-move reduction
@@ -107,6 +109,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.singular_margin = 30
     sel.threat_plies = 1
     sel.shot_plies = 0
+    sel.shot_margin = 0
     sel.history = 1
     sel.lmr_depth = 3
     sel.lmr_move = 2

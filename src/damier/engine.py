@@ -207,7 +207,8 @@ def evaluate(board: Board) -> int:
 SELECTIVITY_NAMES = ("single_reply", "capture_ext", "probcut", "probcut_margin",
                      "probcut_depth", "probcut_reduction", "probcut_percent",
                      "probcut_margin_ply", "singular", "singular_nonpv", "singular_depth",
-                     "singular_margin", "threat_qsearch", "shot_qsearch", "history",
+                     "singular_margin", "threat_qsearch", "shot_qsearch", "shot_margin",
+                     "history",
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin")
 """The settings of :meth:`Engine.set_selectivity`."""
@@ -462,6 +463,8 @@ class Engine(EngineAPI):
           is searched), the static evaluation stands and each quiet move that gives the
           opponent a capture (a sacrifice, an exchange offer) is searched too, with the
           captures that follow: a shot that starts at the horizon is seen.
+          ``shot_margin`` (centi-men; 0, always, by default): only where the static
+          evaluation is within that many centi-men of alpha.
         - ``history`` (0, 1 or 2; 1 by default): 0 the plain depth-squared bonus at a
           cutoff; 1 bounded (gravity) updates, with a malus for the quiet moves tried
           before the cutoff move; 2 as 1, and late-move reductions one ply smaller for

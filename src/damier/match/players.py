@@ -207,6 +207,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "threat_qsearch": (_int_option(0, 16), "threat-aware quiescence, plies (0 off)"),
     "shot_qsearch": (_int_option(0, 16), "sacrifices searched at quiet quiescence leaves, "
                      "plies (0 off)"),
+    "shot_margin": (_int_option(0, 10000), "sacrifices searched only within this many "
+                    "centi-men of alpha (0 always)"),
     "history": (_int_option(0, 2), "history updates: 0, 1 or 2"),
     "lmr_depth": (_int_option(1, 64), "late-move reductions from this depth"),
     "lmr_move": (_int_option(1, 64), "late-move reductions after this many moves"),
