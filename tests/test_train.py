@@ -137,23 +137,34 @@ def _random_results(boards: list[damier.Board], seed: int) -> Dataset:
                    games=int(games.max()) + 1)
 
 
+def _scored_by_known_weights(boards: list[damier.Board],
+                             terms: dict[str, tuple[int, int]]
+                             ) -> tuple[Dataset, Weights, Any]:
+    """The boards as drawn games of ten positions each, scored by known weights (material
+    weights with ``terms`` set, centi-men (opening, endgame)): the data, the weights and
+    their evaluation."""
+    feats, counts, phase, shift = _traces(boards)
+    truth = Weights.material(boards[0].variant)
+    for name, (opening, endgame) in terms.items():
+        truth.set(name, 8 * opening, 8 * endgame)
+    games = np.arange(len(boards)) // 10
+    data = Dataset(boards[0].variant, feats, counts, phase, shift, np.full(len(boards), 0.5),
+                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
+    true_eval = predict(np, np.array(truth.vector, dtype=float), data)
+    data.score = true_eval
+    return data, truth, true_eval
+
+
 def test_fit_recovers_known_weights() -> None:
     """Targets made from known weights (score share 1: the target is the sigmoid
     of the known evaluation): the fit's evaluation comes back to the known one
     on positions it was not fitted on, and the material weights with it."""
     boards = _random_positions(3000, seed=2)
     variant = boards[0].variant
-    feats, counts, phase, shift = _traces(boards)
-    truth = Weights.material(variant)
-    truth.set("man", 8 * 100, 8 * 140)
-    truth.set("king", 8 * 280, 8 * 350)
-    truth.set("advancement", 8 * 3, 8 * 6)
-    truth.set("side", 8 * 5, 8 * 2)
-    games = np.arange(len(boards)) // 10
-    data = Dataset(variant, feats, counts, phase, shift, np.full(len(boards), 0.5),
-                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
-    true_eval = predict(np, np.array(truth.vector, dtype=float), data)
-    data.score = true_eval
+    data, _, true_eval = _scored_by_known_weights(boards, {"man": (100, 140),
+                                                           "king": (280, 350),
+                                                           "advancement": (3, 6),
+                                                           "side": (5, 2)})
     start = Weights.material(variant)
     start.set("man", 8 * 60, 8 * 60)
     fitted, history = fit(data, start, FitSettings(epochs=100, batch=512, learning_rate=0.5,
@@ -247,15 +258,8 @@ def test_max_gap_leaves_out_the_positions_a_static_evaluation_cannot_know() -> N
     search saw): with ``max_gap`` they are left out of training (the message counts
     them), and the refit stays nearer the evaluation the other positions show."""
     boards = _random_positions(1000, seed=21)
-    variant = boards[0].variant
-    feats, counts, phase, shift = _traces(boards)
-    truth = Weights.material(variant)
-    truth.set("man", 8 * 100, 8 * 140)
-    truth.set("advancement", 8 * 3, 8 * 6)
-    games = np.arange(len(boards)) // 10
-    data = Dataset(variant, feats, counts, phase, shift, np.full(len(boards), 0.5),
-                   np.zeros(len(boards)), games, games=int(games.max()) + 1)
-    true_eval = predict(np, np.array(truth.vector, dtype=float), data)
+    data, truth, true_eval = _scored_by_known_weights(boards, {"man": (100, 140),
+                                                               "advancement": (3, 6)})
     shot = np.random.default_rng(5).random(len(boards)) < 0.15
     data.score = true_eval + 600 * shot             # the deep search saw the shot too
     data.shallow = true_eval + 600 * shot
