@@ -14,7 +14,7 @@ import pytest
 import damier
 from damier._core import helper_selectivity
 from damier.engine import SELECTIVITY_NAMES, Engine
-from damier.puzzles import load_puzzles
+from damier.puzzles import Puzzle, load_puzzles
 
 DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcut_margin": 100,
             "probcut_depth": 5, "probcut_reduction": 3, "probcut_percent": 0,
@@ -24,17 +24,19 @@ DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcu
             "history": 1,
             "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.5, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
-            "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100}
+            "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
+            "sac_reduce": 0}
 
 # Every switch off: the search before the switches (the single-reply extension, which it
 # always had, on).
 ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singular": False,
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
-           "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0}
+           "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0, "sac_prune": 0,
+           "sac_reduce": 0}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
-          "tt_first": True, "iir": 4, "rfp": 3}
+          "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcut_margin": 60,
@@ -44,7 +46,7 @@ CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcu
            "threat_qsearch": 2, "shot_qsearch": 2, "shot_margin": 80, "history": 2,
            "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
-           "rfp_margin": 40}
+           "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -294,3 +296,42 @@ def test_match_specs_take_every_setting() -> None:
     """`damier match "damier:SETTING=VALUE"` knows every selectivity setting."""
     from damier.match.players import _SELECTIVITY_OPTIONS  # noqa: PLC0415
     assert set(_SELECTIVITY_OPTIONS) == set(SELECTIVITY_NAMES)
+
+
+def _shot_depth(puzzle: Puzzle, selectivity: dict[str, object]) -> int | None:
+    """The least depth at which a fresh engine plays the puzzle's first move."""
+    board = puzzle.board()
+    want = board.parse_move(puzzle.first_move)
+    for depth in range(1, 10):
+        if Engine(hash_mb=16, selectivity=selectivity).search(board, depth=depth).best_move == want:
+            return depth
+    return None
+
+
+@pytest.mark.parametrize("pid", TWO_SACRIFICE_SHOTS + SHOT_IDS)
+def test_sac_prune_still_sees_the_shots_at_their_depth(pid: str) -> None:
+    """``sac_prune`` skips, at non-PV nodes near the leaves, the late quiet moves that
+    lose a man (the opponent captures and, after some capture, nothing can be taken
+    back): a shot's first move is such a move. The PV nodes keep them, so each
+    shipped shot is played at the same least depth as without the pruning."""
+    puzzle = {p.id: p for p in load_puzzles("international")}[pid]
+    plain = _shot_depth(puzzle, {})
+    assert plain is not None
+    assert _shot_depth(puzzle, {"sac_prune": 3}) == plain
+    assert _shot_depth(puzzle, {"sac_prune": 3, "sac_reduce": 1}) == plain
+
+
+def test_sac_prune_and_sac_reduce_shrink_the_tree() -> None:
+    """Moves that lose a man are most of the late quiet moves of a crowded middlegame:
+    skipping them near the leaves (and reducing them more above) leaves a smaller
+    tree to the same depth."""
+    board = _board("international", "B:W26,27,28,31,32,33,34,36,37,38,39,40,41,43,44,45,47,"
+                   "48:B1,2,3,4,6,7,8,9,11,12,13,14,15,16,17,19,20,21")
+    nodes = {}
+    for name, sel in {"plain": {}, "prune": {"sac_prune": 3},
+                      "both": {"sac_prune": 3, "sac_reduce": 1}}.items():
+        result = Engine(hash_mb=16, selectivity=sel).search(board, depth=11)
+        assert result.best_move in board.legal_moves
+        nodes[name] = result.nodes
+    assert nodes["prune"] < nodes["plain"]
+    assert nodes["both"] < nodes["prune"]

@@ -272,22 +272,34 @@ cdef inline bint late_move_pruned(const Searcher* s, const Node* nd, const CMove
             and not m.ncap and nd.best > -MATE_BOUND and not can_capture(s.g, child))
 
 
+cdef inline bint loses_a_man(Searcher* s, const Node* nd, const CMove* m,
+                             const Pos* child) noexcept nogil:
+    """Whether a quiet move of a non-PV node (``child``: the position after it) loses
+    a man: it gives the opponent a capture after which, for some capture, the side
+    has none in turn (answers_every_capture). Not when the node's best score is a
+    loss (every move may have to be tried then)."""
+    return (not nd.is_pv and not m.ncap and nd.best > -MATE_BOUND
+            and can_capture(s.g, child) and not answers_every_capture(s, child, nd.ply + 1))
+
+
 cdef inline int extension(const Node* nd, int i) noexcept nogil:
     """The plies move ``i`` is extended by: the single-reply and singular extensions."""
     return nd.ext + (1 if i == nd.sext else 0)
 
 
 cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int k,
-                          int newdepth, const Pos* child) noexcept nogil:
+                          int newdepth, const Pos* child, int extra) noexcept nogil:
     """The late-move reduction of the ``k``-th move searched (from 0), a quiet one
     (the lmr table; a ply less at PV nodes; with lmr_forcing, that many plies less
     for a move that gives the opponent a capture, ``child`` the position after it;
-    with history 2, a ply less for a high history, a ply more for a low one),
-    leaving at least a ply of ``newdepth``."""
+    with history 2, a ply less for a high history, a ply more for a low one), and
+    ``extra`` plies more (sac_reduce: a move that loses a man, at any depth and move
+    number), leaving at least a ply of ``newdepth``."""
     cdef int r, hv, depth = nd.depth
     if depth < s.sel.lmr_depth or k < s.sel.lmr_move or m.ncap:
-        return 0
-    r = s.lmr[depth if depth < LMR_TABLE else LMR_TABLE - 1][k if k < LMR_TABLE else LMR_TABLE - 1]
+        r = extra
+        return r if r < newdepth else (newdepth - 1 if newdepth > 0 else 0)
+    r = extra + s.lmr[depth if depth < LMR_TABLE else LMR_TABLE - 1][k if k < LMR_TABLE else LMR_TABLE - 1]
     if nd.is_pv and r > 0:
         r -= 1
     if s.sel.lmr_forcing and r > 0 and can_capture(s.g, child):
@@ -304,7 +316,7 @@ cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int
 
 
 cdef inline int search_move(Searcher* s, const Node* nd, const Child* c, const CMove* m, int k,
-                            int newdepth) noexcept nogil:
+                            int newdepth, int extra) noexcept nogil:
     """The score of the ``k``-th move searched (from 0), leading to ``c``: the first
     with the full window; the others with a null window, reduced when late
     (reduction()), again at full depth when the reduced search beats alpha, and
@@ -312,7 +324,7 @@ cdef inline int search_move(Searcher* s, const Node* nd, const Child* c, const C
     cdef int score, r
     if k == 0:
         return -search_child(s, nd, c, -nd.beta, -nd.alpha, newdepth, nd.is_pv)
-    r = reduction(s, nd, m, k, newdepth, &c.pos)
+    r = reduction(s, nd, m, k, newdepth, &c.pos, extra)
     score = -search_child(s, nd, c, -nd.alpha - 1, -nd.alpha, newdepth - r, 0)
     if score > nd.alpha and r:
         score = -search_child(s, nd, c, -nd.alpha - 1, -nd.alpha, newdepth, 0)
@@ -357,7 +369,7 @@ cdef inline bint search_moves(Searcher* s, Node* nd) noexcept nogil:
     """The move loop: the moves best first (order scores), each searched unless
     pruned, until one cuts off (``nd.best``, ``nd.best_i``, ``nd.alpha``). True
     when the search stopped."""
-    cdef int j, i, k = 0, score, newdepth
+    cdef int j, i, k = 0, score, newdepth, extra
     cdef const CMove* m
     cdef Child c
     nd.best = -INF
@@ -381,9 +393,15 @@ cdef inline bint search_moves(Searcher* s, Node* nd) noexcept nogil:
         make_move(&c.pos, m)
         if late_move_pruned(s, nd, m, j, &c.pos):
             continue
+        extra = 0
+        if ((nd.depth <= s.sel.sac_prune or s.sel.sac_reduce) and k > 0
+                and loses_a_man(s, nd, m, &c.pos)):
+            if nd.depth <= s.sel.sac_prune:
+                continue
+            extra = s.sel.sac_reduce
         newdepth = nd.depth - 1 + extension(nd, i)
         enter_child(s, nd, m, &c, newdepth)
-        score = search_move(s, nd, &c, m, k, newdepth)
+        score = search_move(s, nd, &c, m, k, newdepth, extra)
         k += 1
         if s.stop:
             return True

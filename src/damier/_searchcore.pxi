@@ -162,7 +162,8 @@ cdef class SearchCore:
                         singular_nonpv=None, singular_depth=None, singular_margin=None,
                         threat_qsearch=None, shot_qsearch=None, shot_margin=None, history=None, lmr_depth=None,
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
-                        tt_first=None, iir=None, rfp=None, rfp_margin=None):
+                        tt_first=None, iir=None, rfp=None, rfp_margin=None,
+                        sac_prune=None, sac_reduce=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -227,6 +228,10 @@ cdef class SearchCore:
             sel.rfp = _whole(rfp, "rfp", 0, 63)
         if rfp_margin is not None:
             sel.rfp_margin = _whole(rfp_margin, "rfp_margin", 0, 10000)
+        if sac_prune is not None:
+            sel.sac_prune = _whole(sac_prune, "sac_prune", 0, 63)
+        if sac_reduce is not None:
+            sel.sac_reduce = _whole(sac_reduce, "sac_reduce", 0, 8)
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -506,7 +511,9 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "lmr_divisor": sel.lmr_divisor, "lmr_step": sel.lmr_step,
             "lmr_forcing": sel.lmr_forcing, "lmp": sel.lmp,
             "tt_first": sel.tt_first != 0,
-            "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin}
+            "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin,
+            "sac_prune": sel.sac_prune,
+            "sac_reduce": sel.sac_reduce}
 
 
 def helper_selectivity(SearchCore core, int index):

@@ -92,6 +92,9 @@ ctypedef struct Selectivity:
                              # this depth without a TT move is searched a ply shallower (0: off)
     int rfp                  # reverse futility pruning at non-PV nodes up to this depth (0: off)
     int rfp_margin           # centi-men a ply by which the static evaluation must beat beta
+    int sac_prune            # at non-PV nodes up to this depth, a late quiet move that gives
+                             # the opponent a capture it cannot answer (a man lost) is skipped
+    int sac_reduce           # ... and reduced this many plies more at greater depths
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -121,6 +124,8 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.iir = 0
     sel.rfp = 0
     sel.rfp_margin = 100
+    sel.sac_prune = 0
+    sel.sac_reduce = 0
 
 
 ctypedef struct Searcher:

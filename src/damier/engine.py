@@ -210,7 +210,8 @@ SELECTIVITY_NAMES = ("single_reply", "capture_ext", "probcut", "probcut_margin",
                      "singular_margin", "threat_qsearch", "shot_qsearch", "shot_margin",
                      "history",
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
-                     "tt_first", "iir", "rfp", "rfp_margin")
+                     "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
+                     "sac_reduce")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -488,6 +489,11 @@ class Engine(EngineAPI):
           node of at most this depth fails high on its static evaluation when that beats
           beta by ``rfp_margin`` centi-men (100 by default) a ply of depth, only in a
           quiet position (no capture for either side, a move to play).
+        - ``sac_prune`` (int, 0 to 63; 0, off, by default), ``sac_reduce`` (0 to 8; 0 by
+          default): at non-PV nodes, a quiet move other than the first that loses a man
+          (it gives the opponent a capture, and after some capture of it the side has
+          none in turn) is skipped at depths up to ``sac_prune`` and reduced
+          ``sac_reduce`` plies more at greater depths.
 
         >>> engine = Engine(hash_mb=1)
         >>> engine.set_selectivity(probcut=False)["probcut"]

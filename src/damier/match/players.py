@@ -224,6 +224,10 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
             "a ply shallower (0 off)"),
     "rfp": (_int_option(0, 63), "reverse futility pruning up to this depth (0 off)"),
     "rfp_margin": (_int_option(0, 10000), "reverse futility margin, centi-men a ply"),
+    "sac_prune": (_int_option(0, 63), "skip late moves that lose a man up to this depth "
+                  "(0 off)"),
+    "sac_reduce": (_int_option(0, 8), "plies more reduction for late moves that lose a man "
+                   "(0 off)"),
 }
 _DAMIER_OPTIONS.update(_SELECTIVITY_OPTIONS)
 
