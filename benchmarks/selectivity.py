@@ -61,6 +61,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "singular": {"singular": True},
     "threat_qsearch": {"threat_qsearch": 1},
     "shot_qsearch": {"shot_qsearch": 1},
+    "sac_prune": {"sac_prune": 3},
     "history1": {"history": 1},
     "history2": {"history": 2},
     "lmr_div_1.25": {"lmr_divisor": 1.25},
