@@ -173,26 +173,9 @@ cdef class SearchCore:
             sel.single_reply = 1 if single_reply else 0
         if capture_ext is not None:
             sel.capture_ext = 1 if capture_ext else 0
-        if probcut is not None:
-            sel.probcut = 1 if probcut else 0
-        if probcut_margin is not None:
-            sel.probcut_margin = _whole(probcut_margin, "probcut_margin", 0, 10000)
-        if probcut_depth is not None:
-            sel.probcut_depth = _whole(probcut_depth, "probcut_depth", 2, 63)
-        if probcut_reduction is not None:
-            sel.probcut_reduction = _whole(probcut_reduction, "probcut_reduction", 1, 16)
-        if probcut_percent is not None:
-            sel.probcut_percent = _whole(probcut_percent, "probcut_percent", 0, 90)
-        if probcut_margin_ply is not None:
-            sel.probcut_margin_ply = _whole(probcut_margin_ply, "probcut_margin_ply", 0, 1000)
-        if singular is not None:
-            sel.singular = 1 if singular else 0
-        if singular_nonpv is not None:
-            sel.singular_nonpv = 1 if singular_nonpv else 0
-        if singular_depth is not None:
-            sel.singular_depth = _whole(singular_depth, "singular_depth", 2, 63)
-        if singular_margin is not None:
-            sel.singular_margin = _whole(singular_margin, "singular_margin", 0, 10000)
+        _set_probcut_singular(&sel, probcut, probcut_margin, probcut_depth, probcut_reduction,
+                              probcut_percent, probcut_margin_ply, singular, singular_nonpv,
+                              singular_depth, singular_margin)
         if threat_qsearch is not None:
             threat_qsearch = (int(threat_qsearch) if isinstance(threat_qsearch, bool)
                               else threat_qsearch)
@@ -514,6 +497,35 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin,
             "sac_prune": sel.sac_prune,
             "sac_reduce": sel.sac_reduce}
+
+
+cdef int _set_probcut_singular(Selectivity* sel, probcut, probcut_margin, probcut_depth,
+                               probcut_reduction, probcut_percent, probcut_margin_ply,
+                               singular, singular_nonpv, singular_depth,
+                               singular_margin) except -1:
+    """The ProbCut and singular-extension settings of ``SearchCore.set_selectivity``,
+    checked and written into ``sel`` (None: unchanged)."""
+    if probcut is not None:
+        sel.probcut = 1 if probcut else 0
+    if probcut_margin is not None:
+        sel.probcut_margin = _whole(probcut_margin, "probcut_margin", 0, 10000)
+    if probcut_depth is not None:
+        sel.probcut_depth = _whole(probcut_depth, "probcut_depth", 2, 63)
+    if probcut_reduction is not None:
+        sel.probcut_reduction = _whole(probcut_reduction, "probcut_reduction", 1, 16)
+    if probcut_percent is not None:
+        sel.probcut_percent = _whole(probcut_percent, "probcut_percent", 0, 90)
+    if probcut_margin_ply is not None:
+        sel.probcut_margin_ply = _whole(probcut_margin_ply, "probcut_margin_ply", 0, 1000)
+    if singular is not None:
+        sel.singular = 1 if singular else 0
+    if singular_nonpv is not None:
+        sel.singular_nonpv = 1 if singular_nonpv else 0
+    if singular_depth is not None:
+        sel.singular_depth = _whole(singular_depth, "singular_depth", 2, 63)
+    if singular_margin is not None:
+        sel.singular_margin = _whole(singular_margin, "singular_margin", 0, 10000)
+    return 0
 
 
 def helper_selectivity(SearchCore core, int index):
