@@ -295,23 +295,21 @@ cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int
     with history 2, a ply less for a high history, a ply more for a low one), and
     ``extra`` plies more (sac_reduce: a move that loses a man, at any depth and move
     number), leaving at least a ply of ``newdepth``."""
-    cdef int r, hv, depth = nd.depth
-    if depth < s.sel.lmr_depth or k < s.sel.lmr_move or m.ncap:
-        r = extra
-        return r if r < newdepth else (newdepth - 1 if newdepth > 0 else 0)
-    r = extra + s.lmr[depth if depth < LMR_TABLE else LMR_TABLE - 1][k if k < LMR_TABLE else LMR_TABLE - 1]
-    if nd.is_pv and r > 0:
-        r -= 1
-    if s.sel.lmr_forcing and r > 0 and can_capture(s.g, child):
-        r = r - s.sel.lmr_forcing if r > s.sel.lmr_forcing else 0
-    if s.sel.history == 2:
-        hv = s.history[nd.p.turn][ctz(m.frm)][ctz(m.to)]
-        if hv > HIST_LMR_MARGIN and r > 0:
+    cdef int r = extra, hv, depth = nd.depth
+    if depth >= s.sel.lmr_depth and k >= s.sel.lmr_move and not m.ncap:
+        r += s.lmr[depth if depth < LMR_TABLE else LMR_TABLE - 1][k if k < LMR_TABLE else LMR_TABLE - 1]
+        if nd.is_pv and r > 0:
             r -= 1
-        elif hv < -HIST_LMR_MARGIN:
-            r += 1
+        if s.sel.lmr_forcing and r > 0 and can_capture(s.g, child):
+            r = r - s.sel.lmr_forcing if r > s.sel.lmr_forcing else 0
+        if s.sel.history == 2:
+            hv = s.history[nd.p.turn][ctz(m.frm)][ctz(m.to)]
+            if hv > HIST_LMR_MARGIN and r > 0:
+                r -= 1
+            elif hv < -HIST_LMR_MARGIN:
+                r += 1
     if r >= newdepth:
-        r = newdepth - 1
+        r = newdepth - 1 if newdepth > 0 else 0
     return r
 
 
