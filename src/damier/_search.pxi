@@ -103,6 +103,24 @@ cdef inline void enter_child(Searcher* s, const Node* nd, const CMove* m, Child*
     s.keys[s.base + nd.ply + 1] = c.key
 
 
+cdef inline void prefetch_children(Searcher* s, const Node* nd, int only,
+                                   int skip) noexcept nogil:
+    """Fetches ahead the transposition-table entries of the node's children (or of
+    move ``only`` alone, when it is a move; never of move ``skip``), so that the
+    memory's latency passes while the node orders its moves or searches its first
+    one. Only where the children read the table (their depth above 0) and the key
+    follows from the move alone (no king-move limit in the key)."""
+    cdef int i
+    if nd.depth < 2 or s.g.king_limit:
+        return
+    if 0 <= only < nd.n:
+        prefetch(&s.tt[key_after(nd.p, &nd.moves[only], nd.key) & s.tt_mask])
+        return
+    for i in range(nd.n):
+        if i != skip:
+            prefetch(&s.tt[key_after(nd.p, &nd.moves[i], nd.key) & s.tt_mask])
+
+
 cdef inline int search_child(Searcher* s, const Node* nd, const Child* c, int alpha, int beta,
                              int depth, int is_pv) noexcept nogil:
     return pvs(s, &c.pos, c.key, alpha, beta, depth, nd.ply + 1, c.rev, c.ecls, c.eply, is_pv)
@@ -377,6 +395,9 @@ cdef inline bint search_moves(Searcher* s, Node* nd) noexcept nogil:
         if j == 0 and not nd.ordered:
             i = nd.tt_move
         else:
+            if j == 1 and nd.best_i >= 0:
+                # The first move did not cut off: the others will be searched.
+                prefetch_children(s, nd, -1, nd.best_i)
             if not nd.ordered:
                 # The TT move did not cut off: the others are scored now, with
                 # what its search taught the killers and the history.
@@ -476,6 +497,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
                                            or (s.sel.capture_ext and nd.moves[0].ncap))) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE
+    prefetch_children(s, &nd, nd.tt_move if nd.tt_move < nd.n else -1, -1)
     # With tt_first, the TT move is searched before the other moves are scored (it often
     # cuts off); search_moves scores them when it does not.
     nd.ordered = 1
