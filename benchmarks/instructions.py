@@ -76,6 +76,12 @@ def measure(python: str, env: dict[str, str], request: dict[str, Any],
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False,
                               timeout=3600)
         if done.returncode != 0:
+            if "Unrecognised instruction" in done.stderr:
+                raise RuntimeError(
+                    f"{python}: valgrind cannot run this build's compiled core (an instruction "
+                    "it does not know, such as AVX-512 from -march=native): build it with "
+                    "DAMIER_PORTABLE=1 DAMIER_PGO=0 python setup.py build_ext --inplace, or "
+                    "use a newer valgrind")
             raise RuntimeError(f"{python}: {done.stderr.strip()[-800:]}")
         result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         events, totals = [], []
@@ -137,7 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     say("-" * len(header))
     rows: dict[str, dict[str, Any]] = {}
     for name, (python, env) in builds.items():
-        r = rows[name] = measure(python, env, request, args.cache_sim)
+        try:
+            r = rows[name] = measure(python, env, request, args.cache_sim)
+        except RuntimeError as error:
+            say(f"FAIL: {error}")
+            return 1
         nodes = r["nodes"]["start"] + r["nodes"]["middlegames"]
         line = f"{name:<9} {nodes:>10,} {r['instructions']:>15,} {r['per_node']:>9.0f}"
         if args.cache_sim:
