@@ -103,22 +103,25 @@ cdef inline void enter_child(Searcher* s, const Node* nd, const CMove* m, Child*
     s.keys[s.base + nd.ply + 1] = c.key
 
 
-cdef inline void prefetch_children(Searcher* s, const Node* nd, int only,
-                                   int skip) noexcept nogil:
-    """Fetches ahead the transposition-table entries of the node's children (or of
-    move ``only`` alone, when it is a move; never of move ``skip``), so that the
-    memory's latency passes while the node orders its moves or searches its first
-    one. Only where the children read the table (their depth above 0) and the key
+cdef inline bint fetches_ahead(const Searcher* s, const Node* nd) noexcept nogil:
+    """Whether the node fetches its children's transposition-table entries ahead, so
+    that the memory's latency passes while it orders its moves or searches its first
+    one: only where the children read the table (their depth above 0) and the key
     follows from the move alone (no king-move limit in the key)."""
+    return nd.depth >= 2 and not s.g.king_limit
+
+
+cdef inline void prefetch_child(const Searcher* s, const Node* nd, int i) noexcept nogil:
+    """Fetches ahead the transposition-table entry of the position after move ``i``."""
+    prefetch(&s.tt[key_after(nd.p, &nd.moves[i], nd.key) & s.tt_mask])
+
+
+cdef inline void prefetch_children(const Searcher* s, const Node* nd, int skip) noexcept nogil:
+    """Fetches ahead the entries of the positions after every move but ``skip``."""
     cdef int i
-    if nd.depth < 2 or s.g.king_limit:
-        return
-    if 0 <= only < nd.n:
-        prefetch(&s.tt[key_after(nd.p, &nd.moves[only], nd.key) & s.tt_mask])
-        return
     for i in range(nd.n):
         if i != skip:
-            prefetch(&s.tt[key_after(nd.p, &nd.moves[i], nd.key) & s.tt_mask])
+            prefetch_child(s, nd, i)
 
 
 cdef inline int search_child(Searcher* s, const Node* nd, const Child* c, int alpha, int beta,
@@ -395,9 +398,9 @@ cdef inline bint search_moves(Searcher* s, Node* nd) noexcept nogil:
         if j == 0 and not nd.ordered:
             i = nd.tt_move
         else:
-            if j == 1 and nd.best_i >= 0:
+            if j == 1 and nd.best_i >= 0 and fetches_ahead(s, nd):
                 # The first move did not cut off: the others will be searched.
-                prefetch_children(s, nd, -1, nd.best_i)
+                prefetch_children(s, nd, nd.best_i)
             if not nd.ordered:
                 # The TT move did not cut off: the others are scored now, with
                 # what its search taught the killers and the history.
@@ -497,7 +500,11 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
                                            or (s.sel.capture_ext and nd.moves[0].ncap))) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE
-    prefetch_children(s, &nd, nd.tt_move if nd.tt_move < nd.n else -1, -1)
+    if fetches_ahead(s, &nd):
+        if nd.tt_move < nd.n:
+            prefetch_child(s, &nd, nd.tt_move)   # searched first
+        else:
+            prefetch_children(s, &nd, -1)
     # With tt_first, the TT move is searched before the other moves are scored (it often
     # cuts off); search_moves scores them when it does not.
     nd.ordered = 1
