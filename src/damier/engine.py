@@ -153,9 +153,9 @@ means (its depth, its randomness, its time per move)."""
 
 BOOK_MIN_LEVEL = 8
 """The lowest level that plays from an opening book and probes endgame databases in
-its games (its analyses always may). Levels 8-10 pick among
-moves at most 10 centi-men worse than the best (or the best), as a book with its
-usual margin does; the weaker levels search a few plies and pick among worse
+its games (its analyses always may). Levels 8-10 play the book's best move (the
+book's usual margin, :data:`damier.book.DEFAULT_MARGIN`, unless ``book_margin``
+says otherwise); the weaker levels search a few plies and pick among worse
 moves on purpose, and a book would make them play the opening like masters and
 then fall apart, so they leave it aside."""
 
