@@ -520,11 +520,13 @@ def test_match_plays_a_program_over_dxp(servers: list[_Server], tmp_path: Path) 
     server = _Server(_follower(followed), connections=1)
     servers.append(server)
     out = tmp_path / "match.pdn"
+    # A fixed seed: the same opening and, with both sides searching to depth 2, the same games.
     result = run_match("damier:depth=2", f"dxp:127.0.0.1:{server.port}", games=2,
-                       movetime=0.05, progress=False, pdn_path=out, stream=io.StringIO())
+                       movetime=0.05, progress=False, pdn_path=out, stream=io.StringIO(), seed=1)
     server.thread.join(30)
     assert result.games_played == 2 and not result.errors
-    assert all(g.termination == "normal" for g in result.games)
+    endings = [(g.termination, g.reason, g.plies) for g in result.games]
+    assert all(t == "normal" for t, _, _ in endings), (endings, server.events)
     games = list(pdn.read_games(out.read_text()))
     assert len(followed) == 2
     for played, seen in zip(games, followed, strict=True):
