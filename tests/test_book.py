@@ -7,6 +7,7 @@ documents, not by the code under test, and the positions are read by hand.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -357,6 +358,20 @@ def test_an_interrupted_build_resumes_to_the_same_book(tmp_path: Path,
     assert build(positions=6, settings=SMALL, state=state).to_bytes() == whole.to_bytes()
 
 
+def test_a_missing_folder_is_refused_before_any_search(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_search(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("searched before checking the folders")
+
+    monkeypatch.setattr(book_build, "_score_moves", no_search)
+    missing = tmp_path / "no" / "such"
+    with pytest.raises(ValueError, match="folder of the book .*no/such/b.bin' does not exist"):
+        build(positions=2, settings=SMALL, out=missing / "b.bin")
+    with pytest.raises(ValueError, match="folder of the state file .*s.json' does not exist"):
+        build(positions=2, settings=SMALL, state=missing / "s.json")
+    assert not (tmp_path / "no").exists()
+
+
 def test_a_state_file_of_other_settings_is_refused(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     build(positions=2, settings=SMALL, state=state)
@@ -364,6 +379,31 @@ def test_a_state_file_of_other_settings_is_refused(tmp_path: Path) -> None:
         build(positions=3, settings=BuildSettings(nodes=300, hash_mb=1), state=state)
     state.write_text("{not json")
     with pytest.raises(BookError, match="not JSON"):
+        build(positions=3, settings=SMALL, state=state)
+
+
+def test_a_gzip_state_file_resumes_to_the_same_book(tmp_path: Path) -> None:
+    whole = build(positions=5, settings=SMALL, state=tmp_path / "whole.json")
+    state = tmp_path / "parts.state.json.gz"
+    build(positions=2, settings=SMALL, state=state)
+    raw = state.read_bytes()
+    assert raw[:2] == b"\x1f\x8b"  # written compressed (RFC 1952's magic number)
+    assert len(json.loads(gzip.decompress(raw))["positions"]) == 2
+    assert build(positions=5, settings=SMALL, state=state).to_bytes() == whole.to_bytes()
+    assert len(json.loads(gzip.decompress(state.read_bytes()))["positions"]) == 5
+    # the same tree, plain or compressed: the same positions (and the same bytes each time)
+    plain = json.loads((tmp_path / "whole.json").read_text())
+    assert json.loads(gzip.decompress(state.read_bytes()))["positions"] == plain["positions"]
+    # a plain state under a .gz name is read too (by its content, not its name)
+    renamed = tmp_path / "plain.json.gz"
+    renamed.write_bytes((tmp_path / "whole.json").read_bytes())
+    assert build(positions=5, settings=SMALL, state=renamed).to_bytes() == whole.to_bytes()
+    # a cut-off or damaged compressed state: a clear error, not a traceback
+    state.write_bytes(raw[:len(raw) // 2])
+    with pytest.raises(BookError, match="damaged gzip"):
+        build(positions=3, settings=SMALL, state=state)
+    state.write_bytes(raw[:10] + bytes(len(raw) - 10))
+    with pytest.raises(BookError, match=str(state.name)):
         build(positions=3, settings=SMALL, state=state)
 
 
@@ -481,6 +521,21 @@ def test_the_shipped_book_loads_and_its_root_has_moves() -> None:
     assert manifest["positions"] == len(book) >= 1000
     assert manifest["book_sha256"] == hashlib.sha256(data).hexdigest()
     assert shipped_book("english") is None
+
+
+def test_the_committed_build_state_gives_back_the_shipped_book() -> None:
+    """books/ holds the state of the shipped book's build, so that it can grow: that
+    state, with the manifest's settings, is the very book (no search)."""
+    state = Path(__file__).resolve().parent.parent / "books" / "book_international.state.json.gz"
+    if not state.is_file():
+        pytest.skip("not a source checkout (books/ is not installed)")
+    manifest = json.loads(resources.files("damier").joinpath(
+        "data", "book_international.json").read_text())
+    settings = BuildSettings(**manifest["settings"])
+    tree = book_build._Tree.load(state, settings)
+    assert len(tree) == manifest["positions"]
+    data = resources.files("damier").joinpath("data", "book_international.bin").read_bytes()
+    assert tree.to_book().to_bytes() == data
 
 
 # -- the command line ------------------------------------------------------------------------

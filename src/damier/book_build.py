@@ -10,7 +10,8 @@ each move along it, ``weight * (best score there - the move's score) +
 ply_cost``. Moves more than ``max_loss`` centi-men worse than the best are never
 followed. The tree is saved to a state file as it grows (atomically), so a build
 stopped by Ctrl-C or a crash resumes where it stopped, and ``--positions`` may
-grow from one run to the next.
+grow from one run to the next. A state file whose name ends in ``.gz`` is kept
+gzip-compressed (a sixth of the size).
 
 With ``out``, :func:`build` writes the book file and, beside it, a JSON manifest saying
 how it was built (the command, the settings, the engine's version and weights), as
@@ -19,6 +20,7 @@ the shipped books have (:func:`damier.book.shipped_book`).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import heapq
 import json
@@ -27,6 +29,7 @@ import os
 import shlex
 import sys
 import time
+import zlib
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
@@ -374,16 +377,28 @@ class _Tree:
                               for n in self.nodes.values()]}
 
     def save(self, path: Path) -> None:
-        _write_atomic(path, json.dumps(self.to_json(), separators=(",", ":")).encode())
+        """Writes the tree to ``path`` (atomically; gzip-compressed when its name ends
+        in ``.gz``, with no time stamp, so the same tree gives the same bytes)."""
+        data = json.dumps(self.to_json(), separators=(",", ":")).encode()
+        if path.suffix == ".gz":
+            data = gzip.compress(data, compresslevel=9, mtime=0)
+        _write_atomic(path, data)
 
     @classmethod
     def load(cls, path: Path, settings: BuildSettings) -> _Tree:
         """The tree saved in ``path``; a :class:`BookError` when it is not a state
         file, or was begun with other settings."""
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            raw = path.read_bytes()
+            if raw[:2] == b"\x1f\x8b":  # gzip's magic number, whatever the name
+                raw = gzip.decompress(raw)
+            data = json.loads(raw.decode("utf-8"))
         except OSError as exc:
-            raise BookError(f"cannot read the build state {path}: {exc.strerror}") from None
+            raise BookError(f"cannot read the build state {path}: "
+                            f"{exc.strerror or exc}") from None
+        except (EOFError, zlib.error) as exc:
+            raise BookError(f"the build state {path} is a damaged gzip file ({exc}); delete "
+                            "it to start again") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise BookError(f"the build state {path} is not JSON ({exc}); delete it to start "
                             "again") from None
@@ -487,6 +502,10 @@ def build(*, positions: int, settings: BuildSettings | None = None,
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
         raise ValueError(f"workers must be a whole number from 1 to 1024, got {workers!r}")
     state_path = Path(state) if state is not None else None
+    # Before any search: a build of hours must not fail at its end for want of a folder.
+    for label, path in (("book", out), ("state file", state)):
+        if path is not None and not Path(path).parent.is_dir():
+            raise ValueError(f"the folder of the {label} {str(path)!r} does not exist")
     if state_path is not None and out is not None and state_path.resolve() in (
             Path(out).resolve(), Path(out).with_suffix(".json").resolve()):
         raise ValueError(f"the state file and the book's manifest (or the book) would both be "
