@@ -11,7 +11,7 @@ ply_cost``. Moves more than ``max_loss`` centi-men worse than the best are never
 followed. The tree is saved to a state file as it grows (atomically), so a build
 stopped by Ctrl-C or a crash resumes where it stopped, and ``--positions`` may
 grow from one run to the next. A state file whose name ends in ``.gz`` is kept
-gzip-compressed (a sixth of the size).
+gzip-compressed (the shipped book's state: 100 KB for 816 KB).
 
 With ``out``, :func:`build` writes the book file and, beside it, a JSON manifest saying
 how it was built (the command, the settings, the engine's version and weights), as
