@@ -16,7 +16,8 @@ from damier._core import helper_selectivity
 from damier.engine import SELECTIVITY_NAMES, Engine
 from damier.puzzles import Puzzle, load_puzzles
 
-DEFAULTS = {"single_reply": True, "capture_ext": False, "probcut": True, "probcut_margin": 100,
+DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
+            "capture_ext_depth": 0, "probcut": True, "probcut_margin": 100,
             "probcut_depth": 5, "probcut_reduction": 3, "probcut_percent": 0,
             "probcut_margin_ply": 0, "singular": True, "singular_nonpv": False,
             "singular_depth": 6,
@@ -39,7 +40,8 @@ ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearc
           "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1}
 
 # A value other than the default for every setting.
-CHANGED = {"single_reply": False, "capture_ext": True, "probcut": False, "probcut_margin": 60,
+CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
+           "capture_ext_depth": 2, "probcut": False, "probcut_margin": 60,
            "probcut_depth": 4, "probcut_reduction": 4, "probcut_percent": 40,
            "probcut_margin_ply": 10, "singular": False, "singular_nonpv": True,
            "singular_depth": 8, "singular_margin": 20,
@@ -226,11 +228,31 @@ def test_each_setting_changes_the_search(name: str) -> None:
     switch = {**ALL_OFF, "probcut": True} if name.startswith("probcut_") else (
         {**ALL_OFF, "singular": True} if name.startswith("singular_") else (
             {**ALL_OFF, "rfp": 3} if name == "rfp_margin" else (
-                {**ALL_OFF, "shot_qsearch": 1} if name == "shot_margin" else ALL_OFF)))
+                {**ALL_OFF, "capture_ext": True} if name == "capture_ext_depth" else (
+                    {**ALL_OFF, "shot_qsearch": 1} if name == "shot_margin" else ALL_OFF))))
     value = CHANGED[name] if CHANGED[name] != switch.get(name, DEFAULTS[name]) else DEFAULTS[name]
     before = Engine(hash_mb=16, selectivity=switch).search(board, depth=depth)
     after = Engine(hash_mb=16, selectivity={**switch, name: value}).search(board, depth=depth)
     assert after.nodes != before.nodes
+
+
+@pytest.mark.parametrize(("limited", "plain"), [
+    ({"single_reply_depth": 63}, {"single_reply": False}),
+    ({"capture_ext": True, "capture_ext_depth": 63}, {"capture_ext": True}),
+    ({"capture_ext": True, "capture_ext_depth": 1}, {}),
+])
+def test_the_extension_depth_limits(limited: dict[str, object], plain: dict[str, object]) -> None:
+    """The depth limits of the extensions, at their ends: a single reply extended only
+    from depth 63 is never extended in a search of depth 14 (as with the extension
+    off), captures extended up to depth 63 are extended at every node (as with no
+    limit), and captures extended up to depth 1 only are extended somewhere (the
+    search differs from the one without the capture extension)."""
+    variant, fen, depth, _, _, _ = OLD_SEARCH[1]
+    board = _board(variant, fen)
+    a = Engine(hash_mb=16, selectivity=limited).search(board, depth=depth)
+    b = Engine(hash_mb=16, selectivity=plain).search(board, depth=depth)
+    same = (a.best_move, a.score, a.nodes) == (b.best_move, b.score, b.nodes)
+    assert same == (limited.get("capture_ext_depth") != 1)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -88,7 +88,9 @@ class SearchCore:
     def set_lmr(self, divisor: float) -> None: ...
     def set_pruning(self, moves_by_depth: Iterable[int]) -> None: ...
     def set_selectivity(self, *, single_reply: bool | None = ...,
-                        capture_ext: bool | None = ..., probcut: bool | None = ...,
+                        single_reply_depth: int | None = ...,
+                        capture_ext: bool | None = ..., capture_ext_depth: int | None = ...,
+                        probcut: bool | None = ...,
                         probcut_margin: int | None = ..., probcut_depth: int | None = ...,
                         probcut_reduction: int | None = ..., probcut_percent: int | None = ...,
                         probcut_margin_ply: int | None = ..., singular: bool | None = ...,

@@ -303,6 +303,17 @@ cdef inline bint loses_a_man(Searcher* s, const Node* nd, const CMove* m,
             and can_capture(s.g, child) and not answers_every_capture(s, child, nd.ply + 1))
 
 
+cdef inline bint extended(const Searcher* s, const Node* nd) noexcept nogil:
+    """Whether every move of the node is extended a ply: a single reply (from depth
+    ``single_reply_depth``); with ``capture_ext``, a position whose moves are captures
+    (captures are compulsory: then every move is one), up to ``capture_ext_depth``
+    (0: at any depth)."""
+    if nd.n == 1 and s.sel.single_reply and nd.depth >= s.sel.single_reply_depth:
+        return True
+    return (s.sel.capture_ext and nd.moves[0].ncap
+            and (s.sel.capture_ext_depth == 0 or nd.depth <= s.sel.capture_ext_depth))
+
+
 cdef inline int extension(const Node* nd, int i) noexcept nogil:
     """The plies move ``i`` is extended by: the single-reply and singular extensions."""
     return nd.ext + (1 if i == nd.sext else 0)
@@ -494,10 +505,7 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     nd.n = gen_moves(s.g, p, nd.moves, 0, &overflow)
     if nd.n == 0:
         return no_move_score(s.g, ply)
-    # Extensions: a single reply; with capture_ext, any capture (captures are
-    # compulsory: then every move is one).
-    nd.ext = 1 if (ply < EXTEND_PLIES and ((nd.n == 1 and s.sel.single_reply)
-                                           or (s.sel.capture_ext and nd.moves[0].ncap))) else 0
+    nd.ext = 1 if (ply < EXTEND_PLIES and extended(s, &nd)) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE
     if fetches_ahead(s, &nd):

@@ -156,7 +156,8 @@ cdef class SearchCore:
             for i in range(self.nhelpers):
                 self.helpers[i].lmp[d] = self.s.lmp[d]
 
-    def set_selectivity(self, *, single_reply=None, capture_ext=None, probcut=None,
+    def set_selectivity(self, *, single_reply=None, single_reply_depth=None, capture_ext=None,
+                        capture_ext_depth=None, probcut=None,
                         probcut_margin=None, probcut_depth=None, probcut_reduction=None,
                         probcut_percent=None, probcut_margin_ply=None, singular=None,
                         singular_nonpv=None, singular_depth=None, singular_margin=None,
@@ -171,8 +172,12 @@ cdef class SearchCore:
         cdef int i
         if single_reply is not None:
             sel.single_reply = 1 if single_reply else 0
+        if single_reply_depth is not None:
+            sel.single_reply_depth = _whole(single_reply_depth, "single_reply_depth", 1, 63)
         if capture_ext is not None:
             sel.capture_ext = 1 if capture_ext else 0
+        if capture_ext_depth is not None:
+            sel.capture_ext_depth = _whole(capture_ext_depth, "capture_ext_depth", 0, 63)
         _set_probcut_singular(&sel, probcut, probcut_margin, probcut_depth, probcut_reduction,
                               probcut_percent, probcut_margin_ply, singular, singular_nonpv,
                               singular_depth, singular_margin)
@@ -479,7 +484,9 @@ cdef void _use_weights_and_tables(SearchCore core):
 
 
 cdef dict _selectivity_dict(const Selectivity* sel):
-    return {"single_reply": sel.single_reply != 0, "capture_ext": sel.capture_ext != 0,
+    return {"single_reply": sel.single_reply != 0,
+            "single_reply_depth": sel.single_reply_depth, "capture_ext": sel.capture_ext != 0,
+            "capture_ext_depth": sel.capture_ext_depth,
             "probcut": sel.probcut != 0,
             "probcut_margin": sel.probcut_margin, "probcut_depth": sel.probcut_depth,
             "probcut_reduction": sel.probcut_reduction,

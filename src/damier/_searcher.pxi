@@ -59,7 +59,9 @@ cdef enum:
 # them; with those four off, the search is the one before the switches.
 ctypedef struct Selectivity:
     int single_reply         # extend a position with one legal move by a ply
+    int single_reply_depth   # ... only at nodes of at least this depth
     int capture_ext          # extend a position whose moves are captures by a ply
+    int capture_ext_depth    # ... only at nodes of at most this depth (0: any)
     int probcut              # ProbCut at non-PV nodes: a reduced null-window search at beta + margin
     int probcut_margin       # centi-men above beta
     int probcut_depth        # least depth of a ProbCut node
@@ -99,7 +101,9 @@ ctypedef struct Selectivity:
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.single_reply = 1
+    sel.single_reply_depth = 1
     sel.capture_ext = 0
+    sel.capture_ext_depth = 0
     sel.probcut = 1
     sel.probcut_margin = 100
     sel.probcut_depth = 5

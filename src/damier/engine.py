@@ -204,8 +204,9 @@ def evaluate(board: Board) -> int:
     return evaluate_position(board)
 
 
-SELECTIVITY_NAMES = ("single_reply", "capture_ext", "probcut", "probcut_margin",
-                     "probcut_depth", "probcut_reduction", "probcut_percent",
+SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "capture_ext_depth",
+                     "probcut",
+                     "probcut_margin", "probcut_depth", "probcut_reduction", "probcut_percent",
                      "probcut_margin_ply", "singular", "singular_nonpv", "singular_depth",
                      "singular_margin", "threat_qsearch", "shot_qsearch", "shot_margin",
                      "history",
@@ -441,9 +442,13 @@ class Engine(EngineAPI):
         all (:attr:`selectivity`); a setting left out keeps its value:
 
         - ``single_reply`` (bool, on by default): a position with one legal move is
-          searched a ply deeper.
+          searched a ply deeper; ``single_reply_depth`` (1 by default): only at nodes
+          of at least this depth (nearer the leaves, the quiescence search resolves
+          the captures that make most single replies).
         - ``capture_ext`` (bool, off by default): a position with a capture to make
-          (captures are compulsory: every move is one) is searched a ply deeper.
+          (captures are compulsory: every move is one) is searched a ply deeper;
+          ``capture_ext_depth`` (0, any depth, by default): only at nodes of at most this
+          depth.
         - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``,
           a null-window search ``probcut_reduction`` plies shallower at beta +
           ``probcut_margin`` (centi-men); when it fails high, its score is returned.

@@ -191,7 +191,9 @@ _DAMIER_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
 # for range when the engine is made (Engine.set_selectivity).
 _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "single_reply": (_switch, "extend a position with one legal move (on/off)"),
+    "single_reply_depth": (_int_option(1, 63), "extend a single reply only from this depth"),
     "capture_ext": (_switch, "extend a position whose moves are captures (on/off)"),
+    "capture_ext_depth": (_int_option(0, 63), "extend captures only up to this depth (0 any)"),
     "probcut": (_switch, "ProbCut at non-PV nodes (on/off)"),
     "probcut_margin": (_int_option(0, 10000), "ProbCut margin, centi-men"),
     "probcut_depth": (_int_option(2, 63), "ProbCut from this depth"),
