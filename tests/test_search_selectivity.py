@@ -219,29 +219,35 @@ def test_all_off_is_the_search_before_the_switches(variant: str, fen: str | None
     assert (board.notation(result.best_move), result.score, result.nodes) == (move, score, nodes)
 
 
+# The switch a parameter needs on to act: by its name, or by its prefix (ending in _).
+SWITCH_OF: dict[str, dict[str, object]] = {
+    "probcut_": {"probcut": True}, "singular_": {"singular": True}, "rfp_margin": {"rfp": 3},
+    "capture_ext_depth": {"capture_ext": True}, "shot_margin": {"shot_qsearch": 1}}
+
+
 @pytest.mark.parametrize("name", sorted(CHANGED))
 def test_each_setting_changes_the_search(name: str) -> None:
     """Each setting reaches the search: the same fixed-depth search visits another
     number of nodes (a parameter with its switch on, against the switch on alone)."""
     variant, fen, depth, _, _, _ = OLD_SEARCH[1]
     board = _board(variant, fen)
-    switch = {**ALL_OFF, "probcut": True} if name.startswith("probcut_") else (
-        {**ALL_OFF, "singular": True} if name.startswith("singular_") else (
-            {**ALL_OFF, "rfp": 3} if name == "rfp_margin" else (
-                {**ALL_OFF, "capture_ext": True} if name == "capture_ext_depth" else (
-                    {**ALL_OFF, "shot_qsearch": 1} if name == "shot_margin" else ALL_OFF))))
+    switch = dict(ALL_OFF)
+    for key, on in SWITCH_OF.items():
+        if name == key or (key.endswith("_") and name.startswith(key)):
+            switch.update(on)
     value = CHANGED[name] if CHANGED[name] != switch.get(name, DEFAULTS[name]) else DEFAULTS[name]
     before = Engine(hash_mb=16, selectivity=switch).search(board, depth=depth)
     after = Engine(hash_mb=16, selectivity={**switch, name: value}).search(board, depth=depth)
     assert after.nodes != before.nodes
 
 
-@pytest.mark.parametrize(("limited", "plain"), [
-    ({"single_reply_depth": 63}, {"single_reply": False}),
-    ({"capture_ext": True, "capture_ext_depth": 63}, {"capture_ext": True}),
-    ({"capture_ext": True, "capture_ext_depth": 1}, {}),
+@pytest.mark.parametrize(("limited", "plain", "same"), [
+    ({"single_reply_depth": 63}, {"single_reply": False}, True),
+    ({"capture_ext": True, "capture_ext_depth": 63}, {"capture_ext": True}, True),
+    ({"capture_ext": True, "capture_ext_depth": 1}, {}, False),
 ])
-def test_the_extension_depth_limits(limited: dict[str, object], plain: dict[str, object]) -> None:
+def test_the_extension_depth_limits(limited: dict[str, object], plain: dict[str, object],
+                                    same: bool) -> None:
     """The depth limits of the extensions, at their ends: a single reply extended only
     from depth 63 is never extended in a search of depth 14 (as with the extension
     off), captures extended up to depth 63 are extended at every node (as with no
@@ -251,8 +257,7 @@ def test_the_extension_depth_limits(limited: dict[str, object], plain: dict[str,
     board = _board(variant, fen)
     a = Engine(hash_mb=16, selectivity=limited).search(board, depth=depth)
     b = Engine(hash_mb=16, selectivity=plain).search(board, depth=depth)
-    same = (a.best_move, a.score, a.nodes) == (b.best_move, b.score, b.nodes)
-    assert same == (limited.get("capture_ext_depth") != 1)
+    assert ((a.best_move, a.score, a.nodes) == (b.best_move, b.score, b.nodes)) == same
 
 
 @pytest.mark.parametrize("threads", [1, 2])
