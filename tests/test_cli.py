@@ -42,6 +42,9 @@ def test_train_and_openings_are_reachable_from_damier():
         assert r.returncode == 0 and words in r.stdout, (name, r.stdout[:300], r.stderr[:300])
     r = run("openings", "--check", "/no/such/file.pdn")
     assert r.returncode != 0 and "Traceback" not in r.stderr
+    r = run("openings", "--generate", "--margin", "20", "--min-margin", "30")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--min-margin must be between 0 and --margin" in r.stderr
 
 
 def test_serve_uses_the_book_unless_no_book(monkeypatch, tmp_path: Path) -> None:

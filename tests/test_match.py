@@ -405,6 +405,23 @@ def test_shipped_openings() -> None:
         load_openings(variant="english")
 
 
+def test_generated_openings_split_by_their_score() -> None:
+    """The balanced openings (|score| at most the margin) and the unbalanced ones (at
+    least min_margin) of the same search split the distinct positions between them."""
+    from damier.openings import generate_openings, start_sequences
+    distinct = start_sequences("international", 2)
+    balanced = generate_openings(plies=2, depth=3, margin=15)
+    unbalanced = generate_openings(plies=2, depth=3, margin=10_000, min_margin=16)
+    assert balanced and unbalanced
+    assert all(abs(score) <= 15 for _, score in balanced)
+    assert all(abs(score) >= 16 for _, score in unbalanced)
+    assert sorted(m for m, _ in balanced + unbalanced) == sorted(distinct)
+    narrow = generate_openings(plies=2, depth=3, margin=40, min_margin=16)
+    assert [m for m, s in unbalanced if abs(s) <= 40] == [m for m, _ in narrow]
+    with pytest.raises(ValueError, match="min_margin"):
+        generate_openings(plies=1, depth=1, margin=10, min_margin=20)
+
+
 def test_load_openings_text_file(tmp_path: Path) -> None:
     path = tmp_path / "book.txt"
     path.write_text("# my openings\n1. 32-28 18-23 2. 37-32\n\n33-29 19-24  # a comment\n"

@@ -225,19 +225,27 @@ def start_sequences(variant: str | Variant = DEFAULT_VARIANT, plies: int = 4) ->
 
 def generate_openings(*, variant: str | Variant = DEFAULT_VARIANT, plies: int = DEFAULT_PLIES,
                       depth: int = DEFAULT_DEPTH, margin: int = DEFAULT_MARGIN,
-                      hash_mb: int = 32, jobs: int = 1, log: TextIO | None = None
-                      ) -> list[tuple[list[str], int]]:
-    """The balanced openings of ``plies`` plies, with their scores.
+                      min_margin: int = 0, hash_mb: int = 32, jobs: int = 1,
+                      log: TextIO | None = None) -> list[tuple[list[str], int]]:
+    """The balanced openings of ``plies`` plies, with their scores (or, with
+    ``min_margin``, the unbalanced ones).
 
     Every sequence of ``plies`` moves from the start position is played; of the
     sequences that reach the same position only the first (in the order of the
     moves' squares) is kept. Each position is searched by damier's engine to
     ``depth`` plies at full strength (with a cleared hash table, so the result
     does not depend on the order), and the opening is kept when the score,
-    seen from White, is within ``margin`` centi-men of 0. Returns
-    ``(moves, score)`` pairs, score from White's view. ``jobs`` searches run
-    at once (threads; the result does not depend on it).
+    seen from White, is within ``margin`` centi-men of 0 and at least
+    ``min_margin`` from it. Returns ``(moves, score)`` pairs, score from White's
+    view. ``jobs`` searches run at once (threads; the result does not depend on it).
+
+    Unbalanced openings (one side ahead by a fraction of a man, played with both
+    colours) make fewer game pairs end in two draws, so a match between engines of
+    different strength shows the difference in fewer games
+    (``benchmarks/README.md`` has the figures).
     """
+    if not 0 <= min_margin <= margin:
+        raise ValueError(f"need 0 <= min_margin <= margin, got {min_margin} and {margin}")
     from damier.engine import Engine
 
     v = get_variant(variant)
@@ -269,7 +277,7 @@ def generate_openings(*, variant: str | Variant = DEFAULT_VARIANT, plies: int = 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for index, (moves, white_score) in enumerate(
                 zip(unique, pool.map(score_of, unique), strict=True), start=1):
-            if abs(white_score) <= margin:
+            if min_margin <= abs(white_score) <= margin:
                 kept.append((moves, white_score))
             if log is not None and (index % 200 == 0 or index == len(unique)):
                 log.write(f"  {index}/{len(unique)} searched, {len(kept)} kept "

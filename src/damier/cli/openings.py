@@ -37,6 +37,9 @@ def add_openings_parser(subparsers: "argparse._SubParsersAction[argparse.Argumen
                         help=f"search depth of the filter (default {DEFAULT_DEPTH})")
     parser.add_argument("--margin", type=int, default=DEFAULT_MARGIN,
                         help=f"largest |score| kept, in centi-men (default {DEFAULT_MARGIN})")
+    parser.add_argument("--min-margin", type=int, default=0,
+                        help="smallest |score| kept, in centi-men (default 0; more: unbalanced "
+                        "openings, which make a match decide in fewer games)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="positions searched at once (default: the number of CPUs)")
     parser.add_argument("--output", "-o", help="output file (default: standard output)")
@@ -60,19 +63,27 @@ def openings_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         parser.error("give --generate or --check FILE")
     if args.plies < 1 or args.depth < 1 or args.margin < 0:
         parser.error("--plies and --depth must be at least 1, --margin at least 0")
+    if not 0 <= args.min_margin <= args.margin:
+        parser.error("--min-margin must be between 0 and --margin")
     v = get_variant(args.variant)
     began = time.monotonic()
     generated = generate_openings(variant=v, plies=args.plies, depth=args.depth,
-                                  margin=args.margin, jobs=args.jobs, log=err)
+                                  margin=args.margin, min_margin=args.min_margin,
+                                  jobs=args.jobs, log=err)
     command = (f"damier openings --generate --variant {v.name} --plies {args.plies} "
-               f"--depth {args.depth} --margin {args.margin}")
+               f"--depth {args.depth} --margin {args.margin}"
+               + (f" --min-margin {args.min_margin}" if args.min_margin else ""))
+    kind, kept = "Balanced", f"|score| <= {args.margin / 100:.2f} men"
+    if args.min_margin:
+        kind = "Unbalanced"
+        kept = f"{args.min_margin / 100:.2f} <= |score| <= {args.margin / 100:.2f} men"
     header = [
-        f"Balanced {v.title} draughts openings for engine matches (damier match --openings).",
+        f"{kind} {v.title} draughts openings for engine matches (damier match --openings).",
         f"Made by: {command}  (damier {__version__})",
         f"Every sequence of {args.plies} plies from the start position, one per distinct "
         "resulting position,",
         f"searched by damier's engine (full strength, depth {args.depth}, cleared hash); kept when "
-        f"|score| <= {args.margin / 100:.2f} men.",
+        f"{kept}.",
         f"{len(generated)} openings; the comment after each is the score from White's view, "
         "in men.",
     ]
