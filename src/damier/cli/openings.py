@@ -39,7 +39,7 @@ def add_openings_parser(subparsers: "argparse._SubParsersAction[argparse.Argumen
                         help=f"largest |score| kept, in centi-men (default {DEFAULT_MARGIN})")
     parser.add_argument("--min-margin", type=int, default=0,
                         help="smallest |score| kept, in centi-men (default 0; more: unbalanced "
-                        "openings, which make a match decide in fewer games)")
+                        "openings)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="positions searched at once (default: the number of CPUs)")
     parser.add_argument("--output", "-o", help="output file (default: standard output)")
