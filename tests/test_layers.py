@@ -2,11 +2,11 @@
 
 Library modules (rules, boards, notation, PDN, the engine and its protocol client, games,
 puzzles) never import an application module (the terminal game, the web app, the Hub
-server, the match runner, the command line, the training tool), not even inside a function,
-and hold no command line (argparse): the fronts of their commands (``damier egdb``,
-``book``, ``puzzles``, ``openings``, ``render``) are in ``damier.cli``. The match
-runner (``damier.match``, which ``damier train gate`` and the benchmarks use) does not
-import the command line either: ``damier match`` is ``damier.cli.match``; nor do the
+server, the match runner, the command line, the training and tuning tools), not even
+inside a function, and hold no command line (argparse): the fronts of their commands
+(``damier egdb``, ``book``, ``puzzles``, ``openings``, ``render``) are in ``damier.cli``. The
+match runner (``damier.match``, which ``damier train gate`` and the benchmarks use) does
+not import the command line either: ``damier match`` is ``damier.cli.match``; nor do the
 terminal game, the web app and the Hub server, whose fronts (``damier play``, ``serve``,
 ``hub``) are ``damier.cli.play``, ``.serve`` and ``.hub``: nothing outside ``damier.cli``
 imports it but ``damier.__main__``. No module is in an import cycle, imports inside
@@ -21,7 +21,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "damier"
 
-APPLICATIONS = {"play", "web", "hub_server", "match", "cli", "train", "__main__"}
+APPLICATIONS = {"play", "web", "hub_server", "match", "cli", "train", "tune", "__main__"}
 LIBRARY = {"analysis", "board", "moves", "game", "engine", "engine_types", "pdn", "variants",
            "rules", "outcome", "fen", "notation", "svg", "score", "puzzles", "hub", "errors",
            "piece", "oracle", "openings", "progress", "evalfile", "sprt", "book", "book_build",

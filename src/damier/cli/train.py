@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from damier import train as _train
+from damier import tune as _tune
 from damier.evalfile import Weights, WeightsFileError, shipped_weights
+from damier.progress import ProgressBar
 from damier.train import (FitSettings, RescoreSettings, SelfplaySettings, TrainError, fit, gate,
                           load_dataset, rescore, selfplay)
 from damier.variants import DEFAULT_VARIANT, get_variant
@@ -118,7 +120,87 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     g.add_argument("--pdn", help="write the games to this PDN file")
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--no-progress", action="store_true")
+    t = sub.add_parser("tune", help="tune the search's selectivity numbers by SPSA self-play "
+                                    "(resumable)",
+                       description="SPSA: the engine with every parameter moved by +c or -c "
+                       "(random signs) plays the engine moved the other way, a few game pairs a "
+                       "step, and the parameters follow the result. The state file is written "
+                       "after every step: the same command resumes the tune.")
+    t.add_argument("state", help="the tune's state file (JSON; created, or resumed when it "
+                                 "exists)")
+    t.add_argument("--param", action="append", default=[], metavar="SPEC",
+                   help="a parameter: NAME=START,LOW,HIGH,C_END[,R_END] (C_END: the "
+                   "perturbation at the end; R_END: the learning rate there, default "
+                   f"{_tune.DEFAULT_R_END}) or NAME alone for one of the default set; "
+                   "repeat it; none: the default set ("
+                   + ", ".join(_tune.DEFAULT_PARAMS) + ")")
+    t.add_argument("--pairs", type=int, default=1000, help="game pairs in all (default 1000)")
+    t.add_argument("--batch", type=int, default=2, help="game pairs a step (default 2)")
+    tlimit = t.add_mutually_exclusive_group()
+    tlimit.add_argument("--nodes", type=int, help="nodes a move (default 100000)")
+    tlimit.add_argument("--movetime", type=float, help="seconds a move")
+    t.add_argument("--variant", default=DEFAULT_VARIANT)
+    t.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    t.add_argument("--hash", type=int, help="each engine's hash table, MiB (default the "
+                   "engine's)")
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--no-progress", action="store_true")
     return p
+
+
+def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.concurrency < 1:
+        raise ValueError("--concurrency must be at least 1")
+    if args.hash is not None and args.hash < 1:
+        raise ValueError("--hash must be at least 1")
+    nodes = args.nodes if args.nodes is not None or args.movetime is not None else 100_000
+    variant = get_variant(args.variant).name
+    settings = _tune.TuneSettings(params=tuple(_tune.parse_params(args.param)), pairs=args.pairs,
+                                  batch=args.batch, nodes=nodes, movetime=args.movetime,
+                                  variant=variant, seed=args.seed)
+    settings.check()
+    tuner = _tune.Tuner.open(args.state, settings)
+    openings = _tune_openings(variant, args.seed)
+    bar = ProgressBar("tune", total=settings.pairs, done=tuner.k, stream=err,
+                      enabled=not args.no_progress)
+    if tuner.k:
+        bar.message(f"resuming {args.state} at pair {tuner.k} of {settings.pairs}")
+
+    def on_step(t: _tune.Tuner, r: _tune.StepResult) -> None:
+        values = _tune.spec_options(t.values())
+        bar.update(values, advance=(r.wins + r.draws + r.losses) // 2,
+                   line=f"pair {t.k}/{settings.pairs}: +{r.wins} ={r.draws} -{r.losses}; {values}")
+
+    play = _tune.match_play_pairs(settings, concurrency=args.concurrency, hash_mb=args.hash)
+    try:
+        tuner.run(play, openings, on_step)
+    finally:
+        bar.close()
+    values = tuner.values()
+    out.write(f"tune: {tuner.k} pairs, plus +{tuner.wins} ={tuner.draws} -{tuner.losses}\n")
+    for p, theta in zip(settings.params, tuner.theta, strict=True):
+        out.write(f"  {p.name}: {p.start:g} -> {theta:.3f} ({values[p.name]})\n")
+    limit = (f"--movetime {settings.movetime:g}" if settings.movetime is not None
+             else "--movetime 0.1")
+    out.write("test it against the defaults:\n"
+              f"  damier match \"damier:{_tune.spec_options(values)},name=tuned\" "
+              f"\"damier:name=default\" {limit} --games 1000 --concurrency 2 --sprt 0 10\n")
+    return 0
+
+
+def _tune_openings(variant: str, seed: int) -> list[list[str]]:
+    """The tune's openings: the variant's shipped ones (else the positions 4 plies from
+    the start), shuffled with the seed."""
+    import random
+
+    from damier.openings import load_openings, start_sequences
+
+    try:
+        openings = load_openings(None, variant)
+    except FileNotFoundError:
+        openings = start_sequences(get_variant(variant), 4)
+    random.Random(seed).shuffle(openings)
+    return openings
 
 
 def _gate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -232,6 +314,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return _fit_command(args, err)
         if args.train_command == "gate":
             return _gate_command(args, out, err)
+        if args.train_command == "tune":
+            return _tune_command(args, out, err)
     except (TrainError, WeightsFileError, ValueError) as exc:
         err.write(f"damier train {args.train_command}: {exc}\n")
         return 2

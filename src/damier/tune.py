@@ -1,0 +1,426 @@
+"""SPSA tuning of the search's selectivity parameters by self-play game pairs.
+
+Simultaneous perturbation stochastic approximation (J. C. Spall, "Multivariate
+stochastic approximation using a simultaneous perturbation gradient approximation",
+IEEE Trans. Automatic Control 37, 1992), the way engine developers tune search
+parameters: at each step every parameter is moved by ``+c`` or ``-c`` at once (one
+random sign each), the engine with ``theta + c * delta`` plays the engine with
+``theta - c * delta`` a few game pairs, and ``theta`` moves along ``delta`` by their
+score difference. The gains follow Spall's schedule, ``c_k = c / (k + 1) ** gamma`` and
+``a_k = a / (A + k + 1) ** alpha`` (``k``: game pairs played; ``gamma`` 0.101,
+``alpha`` 0.602, ``A`` a tenth of the pairs), set from each parameter's perturbation at
+the end (``c_end``) and its learning rate there (``r_end = a_end / c_end ** 2``), as
+the chess engines' testing frameworks take them. A parameter then moves by
+``r_k * c_k * (wins - losses)`` of the "plus" engine at each step.
+
+The tuned values are a proposal: like any engine change, they are accepted by an
+SPRT match against the defaults (``damier match "damier:SETTINGS" damier --sprt 0 10``).
+
+>>> params = parse_params(["probcut_margin=100,40,200,10", "lmr_divisor=1.5,1,3,0.1"])
+>>> params[0]  # doctest: +NORMALIZE_WHITESPACE
+TuneParam(name='probcut_margin', start=100.0, low=40.0, high=200.0, c_end=10.0,
+          r_end=0.05, integer=True)
+>>> schedule = Schedule(pairs=1000)
+>>> round(schedule.c_k(params[0], 0), 2), round(schedule.c_k(params[0], 1000), 2)
+(20.09, 10.0)
+>>> engine_values(params, [100.4, 1.5], [1, -1], [10.0, 0.1])
+{'probcut_margin': 110, 'lmr_divisor': 1.4}
+
+The state of a tune is a JSON file, written after every step, so that the same command
+resumes an interrupted tune where it stopped (:class:`Tuner`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from damier.variants import DEFAULT_VARIANT, get_variant
+
+__all__ = ["DEFAULT_PARAMS", "PlayPairs", "Schedule", "StepResult", "TuneError", "TuneParam",
+           "TuneSettings", "Tuner", "engine_values", "match_play_pairs", "parse_params",
+           "tunable_settings"]
+
+STATE_VERSION = 1
+
+
+class TuneError(ValueError):
+    """A bad tuning setting, or a state file that cannot be resumed (the message says
+    which and why)."""
+
+
+def tunable_settings() -> dict[str, Any]:
+    """The selectivity settings that take a number (the switches left out), with
+    their defaults: the parameters a tune can move.
+
+    >>> tunable_settings()["probcut_margin"] == 100
+    True
+    >>> "probcut" in tunable_settings()          # a switch (on/off)
+    False
+    """
+    from damier.engine import Engine
+
+    defaults = Engine(hash_mb=1).selectivity
+    return {k: v for k, v in defaults.items() if not isinstance(v, bool)}
+
+
+@dataclass(frozen=True)
+class TuneParam:
+    """One parameter of a tune: a selectivity setting (:func:`tunable_settings`), its
+    value to start from, its bounds, its perturbation at the end of the tune
+    (``c_end``, in the setting's units) and its learning rate there (``r_end``:
+    at the end, each game the "plus" engine wins more than it loses moves the value
+    by ``r_end * c_end``). ``integer``: the engine takes whole values (the
+    perturbed values are rounded)."""
+
+    name: str
+    start: float
+    low: float
+    high: float
+    c_end: float
+    r_end: float
+    integer: bool
+
+    def check(self) -> None:
+        """Raises :class:`TuneError` naming what is wrong with the parameter."""
+        if not self.low <= self.start <= self.high:
+            raise TuneError(f"{self.name}: the start {self.start:g} is outside "
+                            f"{self.low:g}..{self.high:g}")
+        if self.low >= self.high:
+            raise TuneError(f"{self.name}: the bounds {self.low:g}..{self.high:g} are empty")
+        if not self.c_end > 0 or not self.r_end > 0:
+            raise TuneError(f"{self.name}: c_end and r_end must be > 0")
+        if self.integer and self.c_end < 0.5:
+            raise TuneError(f"{self.name}: a whole-number setting needs c_end >= 0.5 (a "
+                            "smaller perturbation rounds away)")
+        if 2 * self.c_end > self.high - self.low:
+            raise TuneError(f"{self.name}: c_end {self.c_end:g} is too large for the bounds "
+                            f"{self.low:g}..{self.high:g}")
+
+
+# The parameters tuned when none are named: the numbers of the selectivity that shape
+# the tree (the ProbCut, singular-extension and late-move-reduction settings), each from
+# its default. Bounds keep each in the range where it still means what it says.
+_DEFAULT_RANGES: dict[str, tuple[float, float, float]] = {
+    # name: (low, high, c_end)
+    "probcut_margin": (20, 300, 12),
+    "probcut_depth": (3, 10, 1),
+    "probcut_reduction": (1, 6, 1),
+    "singular_margin": (0, 150, 10),
+    "singular_depth": (3, 12, 1),
+    "lmr_depth": (1, 8, 1),
+    "lmr_move": (1, 8, 1),
+    "lmr_divisor": (0.8, 4.0, 0.15),
+}
+
+# The learning rate at the end, unless given: a game won moves a parameter by a twentieth
+# of its perturbation at the end (the step is r_end * c_end a game).
+DEFAULT_R_END = 0.05
+
+
+def _default_params() -> list[TuneParam]:
+    defaults = tunable_settings()
+    return [TuneParam(name, float(defaults[name]), low, high, c_end, DEFAULT_R_END,
+                      isinstance(defaults[name], int))
+            for name, (low, high, c_end) in _DEFAULT_RANGES.items()]
+
+
+DEFAULT_PARAMS = tuple(_DEFAULT_RANGES)
+
+
+def parse_params(texts: Sequence[str]) -> list[TuneParam]:
+    """Parameters from their texts, ``NAME=START,LOW,HIGH,C_END[,R_END]`` or just ``NAME``
+    (one of :data:`DEFAULT_PARAMS`, with its default settings); none: the default set.
+
+    >>> [p.name for p in parse_params([])][:3]
+    ['probcut_margin', 'probcut_depth', 'probcut_reduction']
+    >>> parse_params(["lmr_move=2,1,8,1,0.1"])[0].r_end
+    0.1
+    >>> parse_params(["probcut=1,0,1,1"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    damier.tune.TuneError: 'probcut' is not a numeric selectivity setting; those are: ...
+    """
+    if not texts:
+        return _default_params()
+    tunable = tunable_settings()
+    defaults = {p.name: p for p in _default_params()}
+    params: list[TuneParam] = []
+    for text in texts:
+        name, _, rest = text.partition("=")
+        name = name.strip()
+        if name not in tunable:
+            raise TuneError(f"{(name or text)!r} is not a numeric selectivity setting; those "
+                            f"are: {', '.join(sorted(tunable))}")
+        if any(p.name == name for p in params):
+            raise TuneError(f"{name} is named twice")
+        if not rest:
+            if name not in defaults:
+                raise TuneError(f"{name} has no default range: give it as "
+                                f"{name}=START,LOW,HIGH,C_END[,R_END]")
+            params.append(defaults[name])
+            continue
+        try:
+            numbers = [float(x) for x in rest.split(",")]
+        except ValueError:
+            raise TuneError(f"{text!r}: expected {name}=START,LOW,HIGH,C_END[,R_END] "
+                            "(numbers)") from None
+        if len(numbers) not in (4, 5) or not all(math.isfinite(x) for x in numbers):
+            raise TuneError(f"{text!r}: expected {name}=START,LOW,HIGH,C_END[,R_END] "
+                            "(4 or 5 finite numbers)")
+        start, low, high, c_end = numbers[:4]
+        r_end = numbers[4] if len(numbers) == 5 else DEFAULT_R_END
+        params.append(TuneParam(name, start, low, high, c_end, r_end,
+                                isinstance(tunable[name], int)))
+    for p in params:
+        p.check()
+    return params
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Spall's gain sequences for a tune of ``pairs`` game pairs (``k`` counts the
+    pairs played before a step)."""
+
+    pairs: int
+    alpha: float = 0.602
+    gamma: float = 0.101
+    a_share: float = 0.1     # A = a_share * pairs (Spall: about a tenth of the steps)
+
+    @property
+    def big_a(self) -> float:
+        return self.a_share * self.pairs
+
+    def c_k(self, p: TuneParam, k: int) -> float:
+        """The perturbation of ``p`` at step ``k``: ``c_end`` at ``k = pairs``."""
+        c = p.c_end * self.pairs ** self.gamma
+        return float(c / (k + 1) ** self.gamma)
+
+    def r_k(self, p: TuneParam, k: int) -> float:
+        """The learning rate ``a_k / c_k ** 2`` of ``p`` at step ``k``: ``r_end`` at the end."""
+        a = p.r_end * p.c_end ** 2 * (self.big_a + self.pairs) ** self.alpha
+        a_k = a / (self.big_a + k + 1) ** self.alpha
+        return float(a_k / self.c_k(p, k) ** 2)
+
+
+def engine_values(params: Sequence[TuneParam], theta: Sequence[float], signs: Sequence[int],
+                  c: Sequence[float]) -> dict[str, int | float]:
+    """The settings of an engine at ``theta + signs * c``, inside the bounds, rounded
+    for whole-number settings (and to 4 decimals for the others)."""
+    values: dict[str, int | float] = {}
+    for p, t, s, ck in zip(params, theta, signs, c, strict=True):
+        x = min(p.high, max(p.low, t + s * ck))
+        values[p.name] = int(round(x)) if p.integer else round(x, 4)
+    return values
+
+
+def spec_options(values: dict[str, int | float]) -> str:
+    """``name=value,...`` as engine specs take them (``damier:OPTIONS``).
+
+    >>> spec_options({"probcut_margin": 90, "lmr_divisor": 1.25})
+    'probcut_margin=90,lmr_divisor=1.25'
+    """
+    return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                    for k, v in values.items())
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step's game pairs gave the "plus" engine."""
+
+    wins: int
+    draws: int
+    losses: int
+
+
+# plays the two engines' game pairs from the openings: (plus settings, minus settings,
+# openings, seed) -> the plus engine's wins, draws and losses
+PlayPairs = Callable[[dict[str, int | float], dict[str, int | float], list[list[str]], int],
+                     StepResult]
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """The settings of a tune that its state keeps (a resumed tune must match them):
+    the parameters, the game pairs in all and per step, the search limit of a move
+    (``nodes`` or ``movetime``), the variant and the seed."""
+
+    params: tuple[TuneParam, ...]
+    pairs: int
+    batch: int = 2
+    nodes: int | None = None
+    movetime: float | None = None
+    variant: str = DEFAULT_VARIANT
+    seed: int = 1
+
+    def check(self) -> None:
+        if not self.params:
+            raise TuneError("no parameters to tune")
+        if self.pairs < 1 or self.batch < 1:
+            raise TuneError("pairs and batch must be at least 1")
+        if (self.nodes is None) == (self.movetime is None):
+            raise TuneError("give a search limit a move: nodes or movetime (not both)")
+        if self.nodes is not None and self.nodes < 1:
+            raise TuneError("nodes must be at least 1")
+        if self.movetime is not None and not (math.isfinite(self.movetime) and self.movetime > 0):
+            raise TuneError("movetime must be a number of seconds > 0")
+        get_variant(self.variant)
+        for p in self.params:
+            p.check()
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["params"] = [asdict(p) for p in self.params]
+        return d
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> TuneSettings:
+        params = tuple(TuneParam(**p) for p in d["params"])
+        return TuneSettings(params=params, pairs=d["pairs"], batch=d["batch"], nodes=d["nodes"],
+                            movetime=d["movetime"], variant=d["variant"], seed=d["seed"])
+
+
+@dataclass
+class Tuner:
+    """A tune and its state file: :meth:`open` starts one or resumes it, :meth:`step`
+    plays one step's pairs and moves ``theta``, :meth:`run` steps to the end.
+
+    ``theta`` holds the current values (floats, in the order of the parameters),
+    ``k`` the game pairs played, ``history`` ``[k, theta...]`` after each step."""
+
+    path: Path
+    settings: TuneSettings
+    theta: list[float]
+    k: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    history: list[list[float]] = field(default_factory=list)
+
+    @staticmethod
+    def open(path: str | os.PathLike[str], settings: TuneSettings | None) -> Tuner:
+        """The tune of the state file ``path``: resumed when the file exists (then
+        ``settings``, when given, must be the ones it holds), else a new one with
+        ``settings``. Raises :class:`TuneError` for a bad or mismatched file."""
+        p = Path(path)
+        if p.exists():
+            try:
+                data = json.loads(p.read_text(encoding="utf-8"))
+                if data.get("version") != STATE_VERSION:
+                    raise TuneError(f"{p}: not a tune state file of this version")
+                stored = TuneSettings.from_json(data["settings"])
+                tuner = Tuner(p, stored, [float(x) for x in data["theta"]], int(data["k"]),
+                              int(data["wins"]), int(data["draws"]), int(data["losses"]),
+                              [list(map(float, h)) for h in data["history"]])
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
+                    ValueError) as exc:
+                if isinstance(exc, TuneError):
+                    raise
+                raise TuneError(f"{p}: not a readable tune state file ({exc})") from None
+            if len(tuner.theta) != len(stored.params):
+                raise TuneError(f"{p}: its values do not match its parameters")
+            if settings is not None and settings != stored:
+                changed = [k for k, v in settings.to_json().items() if stored.to_json()[k] != v]
+                raise TuneError(f"{p} holds a tune with other settings ({', '.join(changed)}); "
+                                "leave the settings out to resume it, or give another file")
+            return tuner
+        if settings is None:
+            raise TuneError(f"{p} does not exist: give the settings of a new tune")
+        settings.check()
+        return Tuner(p, settings, [q.start for q in settings.params])
+
+    @property
+    def done(self) -> bool:
+        return self.k >= self.settings.pairs
+
+    def values(self) -> dict[str, int | float]:
+        """The current values as the engine takes them."""
+        params = self.settings.params
+        return engine_values(params, self.theta, [0] * len(params), [0.0] * len(params))
+
+    def signs(self, k: int) -> list[int]:
+        """The perturbation's signs at step ``k`` (the same on a resumed run)."""
+        rng = random.Random(f"{self.settings.seed}:{k}")
+        return [rng.choice((-1, 1)) for _ in self.settings.params]
+
+    def step(self, play: PlayPairs, openings: Sequence[Sequence[str]]) -> StepResult:
+        """Plays one step (``batch`` pairs, or what is left) and saves the state."""
+        s = self.settings
+        k = self.k
+        pairs = min(s.batch, s.pairs - k)
+        signs = self.signs(k)
+        schedule = Schedule(s.pairs)
+        c = [schedule.c_k(p, k) for p in s.params]
+        plus = engine_values(s.params, self.theta, signs, c)
+        minus = engine_values(s.params, self.theta, [-x for x in signs], c)
+        chosen = [list(openings[(k + j) % len(openings)]) for j in range(pairs)]
+        result = play(plus, minus, chosen, s.seed * 1_000_003 + k)
+        if result.wins + result.draws + result.losses != 2 * pairs:
+            raise TuneError(f"step at pair {k}: {2 * pairs} games expected, "
+                            f"{result.wins + result.draws + result.losses} played")
+        score = result.wins - result.losses
+        for i, p in enumerate(s.params):
+            moved = self.theta[i] + schedule.r_k(p, k) * c[i] * score * signs[i]
+            self.theta[i] = min(p.high, max(p.low, moved))
+        self.k += pairs
+        self.wins += result.wins
+        self.draws += result.draws
+        self.losses += result.losses
+        self.history.append([float(self.k)] + [round(t, 6) for t in self.theta])
+        self.save()
+        return result
+
+    def save(self) -> None:
+        """Writes the state file (a new file renamed over the old one)."""
+        data = {"version": STATE_VERSION, "settings": self.settings.to_json(),
+                "theta": self.theta, "k": self.k, "wins": self.wins, "draws": self.draws,
+                "losses": self.losses, "history": self.history}
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def run(self, play: PlayPairs, openings: Sequence[Sequence[str]],
+            on_step: Callable[[Tuner, StepResult], None] | None = None) -> None:
+        """Steps until every pair is played (``on_step`` after each)."""
+        if not openings:
+            raise TuneError("no openings")
+        while not self.done:
+            result = self.step(play, openings)
+            if on_step is not None:
+                on_step(self, result)
+
+
+def match_play_pairs(settings: TuneSettings, *, concurrency: int = 1,
+                     hash_mb: int | None = None) -> PlayPairs:
+    """A :data:`PlayPairs` that plays damier's engine against itself with
+    :func:`damier.match.run_match` (in this process, ``concurrency`` games at once),
+    each engine with its settings and the tune's limit a move. A game that could not
+    be played stops the tune (:class:`TuneError`); Ctrl-C stops it
+    (:class:`KeyboardInterrupt`), the step not counted."""
+    from damier.match import run_match
+
+    limit = f",nodes={settings.nodes}" if settings.nodes is not None else ""
+    if hash_mb is not None:
+        limit += f",hash={hash_mb}"
+
+    def play(plus: dict[str, int | float], minus: dict[str, int | float],
+             openings: list[list[str]], seed: int) -> StepResult:
+        result = run_match(f"damier:name=plus{limit},{spec_options(plus)}",
+                           f"damier:name=minus{limit},{spec_options(minus)}",
+                           games=2 * len(openings), movetime=settings.movetime,
+                           openings=openings, shuffle_openings=False,
+                           concurrency=concurrency, variant=settings.variant, progress=False,
+                           seed=seed % (2 ** 31))
+        if result.interrupted:
+            raise KeyboardInterrupt
+        if result.errors:
+            raise TuneError("; ".join(result.errors))
+        return StepResult(result.wins, result.draws, result.losses)
+
+    return play

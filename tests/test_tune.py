@@ -1,0 +1,232 @@
+"""SPSA tuning (damier.tune, ``damier train tune``): the gains of Spall's schedule, the
+direction of the steps on a known objective, the bounds, the state file and its resumption,
+and the command on real (tiny) games."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from damier.cli.train import main
+from damier.tune import (Schedule, StepResult, TuneError, TuneParam, TuneSettings, Tuner,
+                         engine_values, parse_params, tunable_settings)
+
+OPENINGS = [["32-28", "18-23"], ["33-29", "17-21"], ["31-27", "19-24"]]
+
+
+def settings(pairs: int = 200, batch: int = 2, seed: int = 5) -> TuneSettings:
+    params = (TuneParam("probcut_margin", 100, 20, 300, 12, 0.05, True),
+              TuneParam("lmr_divisor", 1.5, 0.8, 4.0, 0.15, 0.05, False))
+    return TuneSettings(params=params, pairs=pairs, batch=batch, nodes=1000, seed=seed)
+
+
+class Objective:
+    """A fake match: each game is won by the engine whose settings are nearer the
+    hidden optimum (in units of each parameter's scale) with probability growing with
+    the difference, else drawn; seeded, so a run can be replayed."""
+
+    def __init__(self, optimum: dict[str, float], scale: dict[str, float], seed: int = 0) -> None:
+        self.optimum = optimum
+        self.scale = scale
+        self.seed = seed
+        self.calls: list[tuple[dict[str, int | float], dict[str, int | float]]] = []
+
+    def loss(self, values: dict[str, int | float]) -> float:
+        return sum(((values[k] - v) / self.scale[k]) ** 2 for k, v in self.optimum.items())
+
+    def __call__(self, plus: dict[str, int | float], minus: dict[str, int | float],
+                 openings: list[list[str]], seed: int) -> StepResult:
+        self.calls.append((plus, minus))
+        rng = random.Random(f"{self.seed}:{seed}")
+        edge = math.tanh(self.loss(minus) - self.loss(plus))   # > 0: plus is better
+        wins = draws = losses = 0
+        for _ in range(2 * len(openings)):
+            u = rng.random()
+            if u < 0.3 * max(edge, 0) + 0.05:
+                wins += 1
+            elif u < 0.3 * abs(edge) + 0.1:
+                losses += 1
+            else:
+                draws += 1
+        return StepResult(wins, draws, losses)
+
+
+def test_spalls_gains_reach_the_end_values_and_shrink() -> None:
+    p = TuneParam("probcut_margin", 100, 20, 300, 12, 0.05, True)
+    s = Schedule(pairs=1000)
+    # c_k = c / (k+1)^0.101 with c = c_end * N^0.101; a_k = a / (A+k+1)^0.602, A = N/10
+    assert s.c_k(p, 1000) == pytest.approx(12 * (1000 / 1001) ** 0.101)
+    assert s.c_k(p, 0) == pytest.approx(12 * 1000 ** 0.101)
+    a = 0.05 * 12 ** 2 * 1100 ** 0.602
+    assert s.r_k(p, 0) == pytest.approx(a / 101 ** 0.602 / s.c_k(p, 0) ** 2)
+    assert s.r_k(p, 999) == pytest.approx(0.05, rel=1e-3)
+    # the step a game won moves the value: r_end * c_end at the end, larger before
+    steps = [s.r_k(p, k) * s.c_k(p, k) for k in (100, 300, 600, 999)]
+    assert steps == sorted(steps, reverse=True)
+    assert steps[-1] == pytest.approx(0.05 * 12, rel=1e-3) and steps[0] > 1.5 * steps[-1]
+
+
+def test_the_engines_are_perturbed_both_ways_inside_the_bounds() -> None:
+    params = settings().params
+    assert engine_values(params, [100.4, 1.5], [1, -1], [10.0, 0.1]) == {
+        "probcut_margin": 110, "lmr_divisor": 1.4}
+    assert engine_values(params, [295.0, 0.85], [1, -1], [12.0, 0.15]) == {
+        "probcut_margin": 300, "lmr_divisor": 0.8}
+    # the signs of a step follow from the seed and the step alone (a resumed tune
+    # replays them), and differ from step to step
+    tuner = Tuner(Path("unused.json"), settings(), [100.0, 1.5])
+    signs = [tuner.signs(k) for k in range(0, 40, 2)]
+    assert all(set(x) <= {-1, 1} for x in signs) and len({tuple(x) for x in signs}) == 4
+    assert signs == [Tuner(Path("other.json"), settings(), [0.0, 0.0]).signs(k)
+                     for k in range(0, 40, 2)]
+    assert signs != [Tuner(Path("u.json"), settings(seed=6), [0.0, 0.0]).signs(k)
+                     for k in range(0, 40, 2)]
+
+
+def test_the_tune_walks_towards_a_known_optimum(tmp_path: Path) -> None:
+    # the optimum is far from the start in both parameters; a sign error in the update
+    # would walk away from it
+    objective = Objective({"probcut_margin": 180, "lmr_divisor": 2.4},
+                          {"probcut_margin": 60, "lmr_divisor": 0.6})
+    tuner = Tuner.open(tmp_path / "t.json", settings(pairs=600))
+    tuner.run(objective, OPENINGS)
+    assert tuner.done and tuner.k == 600
+    margin, divisor = tuner.theta
+    assert abs(margin - 180) < 0.5 * abs(100 - 180), margin
+    assert abs(divisor - 2.4) < 0.5 * abs(1.5 - 2.4), divisor
+    # each step played theta + c and theta - c against each other, c = c_k of its pairs
+    plus, minus = objective.calls[0]
+    c0 = Schedule(600).c_k(settings().params[0], 0)
+    assert abs(plus["probcut_margin"] - minus["probcut_margin"]) == pytest.approx(2 * c0, abs=1)
+    assert tuner.wins + tuner.draws + tuner.losses == 1200
+
+
+def test_an_interrupted_tune_resumes_to_the_same_values(tmp_path: Path) -> None:
+    def fresh() -> Objective:
+        return Objective({"probcut_margin": 150, "lmr_divisor": 2.0},
+                         {"probcut_margin": 60, "lmr_divisor": 0.6}, seed=3)
+
+    whole = Tuner.open(tmp_path / "whole.json", settings(pairs=40))
+    whole.run(fresh(), OPENINGS)
+
+    objective = fresh()
+    steps = 0
+
+    def interrupted(plus, minus, openings, seed):  # type: ignore[no-untyped-def]
+        nonlocal steps
+        steps += 1
+        if steps == 8:
+            raise KeyboardInterrupt
+        return objective(plus, minus, openings, seed)
+
+    path = tmp_path / "parts.json"
+    first = Tuner.open(path, settings(pairs=40))
+    with pytest.raises(KeyboardInterrupt):
+        first.run(interrupted, OPENINGS)
+    assert first.k == 14                       # 7 steps of 2 pairs saved, the 8th not
+    saved = json.loads(path.read_text())
+    assert saved["k"] == 14 and len(saved["history"]) == 7
+    resumed = Tuner.open(path, settings(pairs=40))
+    assert resumed.k == 14 and resumed.theta == first.theta
+    resumed.run(fresh(), OPENINGS)
+    assert resumed.k == 40
+    assert resumed.theta == pytest.approx(whole.theta)
+    assert (resumed.wins, resumed.draws, resumed.losses) == (whole.wins, whole.draws,
+                                                              whole.losses)
+
+
+def test_a_state_file_of_other_settings_or_garbage_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    Tuner.open(path, settings(pairs=10)).run(
+        Objective({"probcut_margin": 100, "lmr_divisor": 1.5},
+                  {"probcut_margin": 60, "lmr_divisor": 0.6}), OPENINGS)
+    with pytest.raises(TuneError, match="other settings.*pairs"):
+        Tuner.open(path, settings(pairs=20))
+    with pytest.raises(TuneError, match="other settings.*seed"):
+        Tuner.open(path, settings(pairs=10, seed=6))
+    assert Tuner.open(path, None).k == 10
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(TuneError, match="not a readable tune state file"):
+        Tuner.open(bad, settings())
+    bad.write_text(json.dumps({"version": 99}))
+    with pytest.raises(TuneError, match="not a tune state file of this version"):
+        Tuner.open(bad, settings())
+    with pytest.raises(TuneError, match="does not exist"):
+        Tuner.open(tmp_path / "none.json", None)
+
+
+def test_a_step_that_did_not_play_its_games_is_not_counted(tmp_path: Path) -> None:
+    tuner = Tuner.open(tmp_path / "t.json", settings(pairs=10))
+    with pytest.raises(TuneError, match="4 games expected, 3 played"):
+        tuner.step(lambda *args: StepResult(1, 1, 1), OPENINGS)
+    assert tuner.k == 0 and not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("probcut=1,0,1,1", "'probcut' is not a numeric selectivity setting"),
+    ("nonsense", "'nonsense' is not a numeric selectivity setting"),
+    ("lmr_move=2,1,8", "4 or 5 finite numbers"),
+    ("lmr_move=2,1,8,x", "numbers"),
+    ("lmr_move=2,1,8,nan", "4 or 5 finite numbers"),
+    ("lmr_move=9,1,8,1", "the start 9 is outside 1..8"),
+    ("lmr_move=2,8,1,1", "outside"),
+    ("lmr_move=2,1,8,0.3", "needs c_end >= 0.5"),
+    ("lmr_move=2,1,8,1,-1", "must be > 0"),
+    ("lmr_move=2,1,3,2", "too large for the bounds"),
+    ("rfp_margin", "no default range"),
+])
+def test_bad_parameters_are_named(text: str, message: str) -> None:
+    with pytest.raises(TuneError, match=message):
+        parse_params([text])
+
+
+def test_parameters_are_the_engines_numeric_settings() -> None:
+    tunable = tunable_settings()
+    assert isinstance(tunable["lmr_divisor"], float) and isinstance(tunable["lmr_move"], int)
+    assert not any(isinstance(v, bool) for v in tunable.values())
+    default = parse_params([])
+    assert all(p.start == tunable[p.name] for p in default)
+    integer = {p.name: p.integer for p in default}
+    assert not integer["lmr_divisor"] and integer["lmr_move"]
+    with pytest.raises(TuneError, match="named twice"):
+        parse_params(["lmr_move", "lmr_move"])
+
+
+def test_the_command_tunes_on_real_games_and_resumes(tmp_path: Path) -> None:
+    state = tmp_path / "tune.json"
+    args = ["tune", str(state), "--param", "probcut_margin", "--param", "lmr_divisor=1.5,1,3,0.2",
+            "--pairs", "2", "--batch", "1", "--nodes", "300", "--hash", "1", "--no-progress"]
+    out, err = io.StringIO(), io.StringIO()
+    assert main(args, out=out, err=err) == 0, err.getvalue()
+    text = out.getvalue()
+    assert "tune: 2 pairs" in text and "probcut_margin: 100 ->" in text
+    assert 'damier match "damier:probcut_margin=' in text and "--sprt 0 10" in text
+    data = json.loads(state.read_text())
+    assert data["k"] == 2 and data["wins"] + data["draws"] + data["losses"] == 4
+    assert len(data["history"]) == 2
+    # run again: nothing left to play, the same values printed
+    out2 = io.StringIO()
+    assert main(args, out=out2, err=io.StringIO()) == 0
+    assert out2.getvalue() == text
+    # other settings for the same file: refused, with a message and no traceback
+    err3 = io.StringIO()
+    other = [("400" if a == "300" else a) for a in args]
+    assert main(other, out=io.StringIO(), err=err3) == 2
+    assert "other settings (nodes)" in err3.getvalue() and "Traceback" not in err3.getvalue()
+
+
+def test_the_command_names_bad_settings(tmp_path: Path) -> None:
+    for extra, message in [(["--param", "probcut=1,0,1,1"], "not a numeric selectivity"),
+                           (["--pairs", "0"], "pairs and batch must be at least 1"),
+                           (["--concurrency", "0"], "--concurrency must be at least 1"),
+                           (["--movetime", "-1"], "movetime must be")]:
+        err = io.StringIO()
+        assert main(["tune", str(tmp_path / "t.json"), *extra], out=io.StringIO(), err=err) == 2
+        assert message in err.getvalue() and err.getvalue().count("\n") == 1
+        assert not (tmp_path / "t.json").exists()
