@@ -230,3 +230,23 @@ def test_the_command_names_bad_settings(tmp_path: Path) -> None:
         assert main(["tune", str(tmp_path / "t.json"), *extra], out=io.StringIO(), err=err) == 2
         assert message in err.getvalue() and err.getvalue().count("\n") == 1
         assert not (tmp_path / "t.json").exists()
+
+
+def test_the_command_plays_its_pairs_on_ray_like_in_process(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_DISABLE_USAGE_STATS", "1")
+    common = ["--param", "probcut_margin", "--pairs", "2", "--batch", "2", "--nodes", "300",
+              "--hash", "1", "--no-progress"]
+    assert main(["tune", str(tmp_path / "here.json"), *common], out=io.StringIO(),
+                err=io.StringIO()) == 0
+    err = io.StringIO()
+    assert main(["tune", str(tmp_path / "ray.json"), *common, "--workers", "2"],
+                out=io.StringIO(), err=err) == 0, err.getvalue()
+    here = json.loads((tmp_path / "here.json").read_text())
+    there = json.loads((tmp_path / "ray.json").read_text())
+    # fixed nodes a move: the same games, so the same steps
+    assert there["history"] == here["history"] and there["wins"] == here["wins"]
+    import ray
+
+    assert not ray.is_initialized()                    # the command stopped the Ray it started

@@ -397,12 +397,15 @@ class Tuner:
 
 
 def match_play_pairs(settings: TuneSettings, *, concurrency: int = 1,
-                     hash_mb: int | None = None) -> PlayPairs:
+                     hash_mb: int | None = None, workers: int | None = None,
+                     address: str | None = None) -> PlayPairs:
     """A :data:`PlayPairs` that plays damier's engine against itself with
-    :func:`damier.match.run_match` (in this process, ``concurrency`` games at once),
-    each engine with its settings and the tune's limit a move. A game that could not
-    be played stops the tune (:class:`TuneError`); Ctrl-C stops it
-    (:class:`KeyboardInterrupt`), the step not counted."""
+    :func:`damier.match.run_match` (in this process, ``concurrency`` games at once; or,
+    with ``workers`` or ``address``, each pair a Ray task: start Ray once before the tune,
+    :func:`damier.raytasks.start_ray`, so that the steps share it), each engine with its
+    settings and the tune's limit a move. A game that could not be played stops the tune
+    (:class:`TuneError`); Ctrl-C stops it (:class:`KeyboardInterrupt`), the step not
+    counted."""
     from damier.match import run_match
 
     limit = f",nodes={settings.nodes}" if settings.nodes is not None else ""
@@ -416,7 +419,7 @@ def match_play_pairs(settings: TuneSettings, *, concurrency: int = 1,
                            games=2 * len(openings), movetime=settings.movetime,
                            openings=openings, shuffle_openings=False,
                            concurrency=concurrency, variant=settings.variant, progress=False,
-                           seed=seed % (2 ** 31))
+                           seed=seed % (2 ** 31), workers=workers, address=address)
         if result.interrupted:
             raise KeyboardInterrupt
         if result.errors:

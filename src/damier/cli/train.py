@@ -141,6 +141,11 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     tlimit.add_argument("--movetime", type=float, help="seconds a move")
     t.add_argument("--variant", default=DEFAULT_VARIANT)
     t.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    t.add_argument("--workers", type=int, help="play the pairs as Ray tasks on a local Ray of "
+                   "this many workers (or at most this many of the cluster's); give --batch at "
+                   "least as large")
+    t.add_argument("--address", help="play the pairs as Ray tasks on the Ray cluster at "
+                   "HOST:PORT")
     t.add_argument("--hash", type=int, help="each engine's hash table, MiB (default the "
                    "engine's)")
     t.add_argument("--seed", type=int, default=1)
@@ -171,11 +176,22 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         bar.update(values, advance=(r.wins + r.draws + r.losses) // 2,
                    line=f"pair {t.k}/{settings.pairs}: +{r.wins} ={r.draws} -{r.losses}; {values}")
 
-    play = _tune.match_play_pairs(settings, concurrency=args.concurrency, hash_mb=args.hash)
+    play = _tune.match_play_pairs(settings, concurrency=args.concurrency, hash_mb=args.hash,
+                                  workers=args.workers, address=args.address)
+    ray: Any = None
+    started = False
     try:
+        if (args.workers is not None or args.address is not None) and not tuner.done:
+            from damier.raytasks import start_ray
+
+            if args.workers is not None and args.workers < 1:
+                raise ValueError("--workers must be at least 1")
+            ray, started = start_ray(args.address, None if args.address else args.workers)
         tuner.run(play, openings, on_step)
     finally:
         bar.close()
+        if started:
+            ray.shutdown()
     values = tuner.values()
     out.write(f"tune: {tuner.k} pairs, plus +{tuner.wins} ={tuner.draws} -{tuner.losses}\n")
     for p, theta in zip(settings.params, tuner.theta, strict=True):
@@ -316,7 +332,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return _gate_command(args, out, err)
         if args.train_command == "tune":
             return _tune_command(args, out, err)
-    except (TrainError, WeightsFileError, ValueError) as exc:
+    except (TrainError, WeightsFileError, ValueError, ImportError, ConnectionError) as exc:
         err.write(f"damier train {args.train_command}: {exc}\n")
         return 2
     except KeyboardInterrupt:
