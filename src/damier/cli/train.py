@@ -194,14 +194,32 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             ray.shutdown()
     values = tuner.values()
     out.write(f"tune: {tuner.k} pairs, plus +{tuner.wins} ={tuner.draws} -{tuner.losses}\n")
-    for p, theta in zip(settings.params, tuner.theta, strict=True):
-        out.write(f"  {p.name}: {p.start:g} -> {theta:.3f} ({values[p.name]})\n")
+    marks = _trajectory(tuner)
+    out.write(f"  {'pairs':<20}" + "".join(f"{int(k):>9}" for k, _ in marks) + "\n")
+    for i, p in enumerate(settings.params):
+        out.write(f"  {p.name:<20}" + "".join(f"{row[i]:>9.6g}" for _, row in marks)
+                  + f"  -> {values[p.name]}\n")
     limit = (f"--movetime {settings.movetime:g}" if settings.movetime is not None
              else "--movetime 0.1")
     out.write("test it against the defaults:\n"
               f"  damier match \"damier:{_tune.spec_options(values)},name=tuned\" "
               f"\"damier:name=default\" {limit} --games 1000 --concurrency 2 --sprt 0 10\n")
     return 0
+
+
+def _trajectory(tuner: _tune.Tuner, points: int = 5) -> list[tuple[float, list[float]]]:
+    """The values at the start and after about each ``points - 1``-th of the pairs
+    played (the last step's), rounded for the table."""
+    rows: list[tuple[float, list[float]]] = [(0, [p.start for p in tuner.settings.params])]
+    history = tuner.history
+    for j in range(1, points):
+        if not history:
+            break
+        want = tuner.k * j / (points - 1)
+        step = next((h for h in history if h[0] >= want), history[-1])
+        if step[0] > rows[-1][0]:
+            rows.append((step[0], [round(x, 3) for x in step[1:]]))
+    return rows
 
 
 def _tune_openings(variant: str, seed: int) -> list[list[str]]:
