@@ -159,6 +159,10 @@ def test_a_state_file_of_other_settings_or_garbage_is_refused(tmp_path: Path) ->
         Tuner.open(bad, settings())
     with pytest.raises(TuneError, match="does not exist"):
         Tuner.open(tmp_path / "none.json", None)
+    with pytest.raises(TuneError, match="its directory .* does not exist"):
+        Tuner.open(tmp_path / "no" / "t.json", settings())
+    with pytest.raises(TuneError, match="not a readable tune state file"):
+        Tuner.open(tmp_path, settings())                 # a directory
 
 
 def test_a_step_that_did_not_play_its_games_is_not_counted(tmp_path: Path) -> None:

@@ -332,6 +332,8 @@ class Tuner:
             return tuner
         if settings is None:
             raise TuneError(f"{p} does not exist: give the settings of a new tune")
+        if not p.parent.is_dir():
+            raise TuneError(f"{p}: its directory {p.parent} does not exist")
         settings.check()
         return Tuner(p, settings, [q.start for q in settings.params])
 

@@ -350,7 +350,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return _gate_command(args, out, err)
         if args.train_command == "tune":
             return _tune_command(args, out, err)
-    except (TrainError, WeightsFileError, ValueError, ImportError, ConnectionError) as exc:
+    except (TrainError, WeightsFileError, ValueError, ImportError, OSError) as exc:
         err.write(f"damier train {args.train_command}: {exc}\n")
         return 2
     except KeyboardInterrupt:
