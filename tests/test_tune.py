@@ -258,3 +258,25 @@ def test_the_command_plays_its_pairs_on_ray_like_in_process(tmp_path: Path,
     import ray
 
     assert not ray.is_initialized()                    # the command stopped the Ray it started
+
+
+def test_the_default_ranges_start_where_the_reductions_begin_to_act() -> None:
+    # below lmr_depth 3 and lmr_move 2 the late-move reductions search the very same tree
+    # (a reduction leaves at least a ply; the log table reduces neither of the first two
+    # moves), so the default set's ranges start there
+    import damier
+    from damier.engine import Engine
+
+    board = damier.Board("W:W27,28,31,32,33,34,36,37,38,39,41,43,44,45,47,48:"
+                         "B3,5,6,7,8,9,11,12,13,14,16,17,18,19,22,23")
+
+    def nodes(**selectivity: int) -> int:
+        engine = Engine(hash_mb=4, selectivity=selectivity)
+        return engine.search(board, depth=8).nodes
+
+    default = nodes()
+    assert nodes(lmr_depth=1) == nodes(lmr_depth=2) == default
+    assert nodes(lmr_move=1) == default
+    assert nodes(lmr_depth=4) != default and nodes(lmr_move=3) != default
+    ranges = {p.name: (p.low, p.start) for p in parse_params([])}
+    assert ranges["lmr_depth"] == (3, 3) and ranges["lmr_move"] == (2, 2)

@@ -106,16 +106,19 @@ class TuneParam:
 
 # The parameters tuned when none are named: the numbers of the selectivity that shape
 # the tree (the ProbCut, singular-extension and late-move-reduction settings), each from
-# its default. Bounds keep each in the range where it still means what it says.
+# its default. Bounds keep each in the range where it still means what it says; the
+# late-move reductions' least depth and first move start at their lower bounds, below
+# which they change nothing (a reduction leaves at least a ply of depth, so nodes of
+# depth 2 are never reduced, and the log table reduces neither of the first two moves).
 _DEFAULT_RANGES: dict[str, tuple[float, float, float]] = {
     # name: (low, high, c_end)
     "probcut_margin": (20, 300, 12),
     "probcut_depth": (3, 10, 1),
-    "probcut_reduction": (1, 6, 1),
+    "probcut_reduction": (1, 8, 1),
     "singular_margin": (0, 150, 10),
     "singular_depth": (3, 12, 1),
-    "lmr_depth": (1, 8, 1),
-    "lmr_move": (1, 8, 1),
+    "lmr_depth": (3, 10, 1),
+    "lmr_move": (2, 10, 1),
     "lmr_divisor": (0.8, 4.0, 0.15),
 }
 
