@@ -154,6 +154,15 @@ def test_a_state_file_of_other_settings_or_garbage_is_refused(tmp_path: Path) ->
     bad.write_text("{not json")
     with pytest.raises(TuneError, match="not a readable tune state file"):
         Tuner.open(bad, settings())
+    for text in ("[]", "null", json.dumps({"version": 1, "settings": {}})):
+        bad.write_text(text)
+        with pytest.raises(TuneError, match="not a readable tune state file"):
+            Tuner.open(bad, None)
+    edited = json.loads(path.read_text())
+    edited["settings"]["params"][0]["start"] = 1000           # outside its bounds
+    bad.write_text(json.dumps(edited))
+    with pytest.raises(TuneError, match="the start 1000 is outside"):
+        Tuner.open(bad, None)
     bad.write_text(json.dumps({"version": 99}))
     with pytest.raises(TuneError, match="not a tune state file of this version"):
         Tuner.open(bad, settings())

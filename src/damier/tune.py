@@ -318,11 +318,12 @@ class Tuner:
                 if data.get("version") != STATE_VERSION:
                     raise TuneError(f"{p}: not a tune state file of this version")
                 stored = TuneSettings.from_json(data["settings"])
+                stored.check()
                 tuner = Tuner(p, stored, [float(x) for x in data["theta"]], int(data["k"]),
                               int(data["wins"]), int(data["draws"]), int(data["losses"]),
                               [list(map(float, h)) for h in data["history"]])
             except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
-                    ValueError) as exc:
+                    ValueError, AttributeError) as exc:
                 if isinstance(exc, TuneError):
                     raise
                 raise TuneError(f"{p}: not a readable tune state file ({exc})") from None
