@@ -650,9 +650,10 @@ def test_engine_reused_across_variants_gives_the_fresh_result() -> None:
     control = Engine(hash_mb=16)
     control.search(english, depth=8)
     again = control.search(english, depth=8)
-    # Same variant: the same score (the move may differ among equally scored ones,
-    # as the second search starts with the first one's table).
-    assert again.score == fresh.score and again.best_move in english.legal_moves
+    # Same variant: the second search starts with the first one's table, and its entries
+    # are used (a smaller tree; the move and score may differ, as they may between
+    # searches of different trees).
+    assert again.nodes < fresh.nodes and again.best_move in english.legal_moves
     # Another variant first: its table entries must not be taken for English ones (and
     # the move-ordering statistics are reset on a change of variant), so the search is
     # the fresh one exactly.

@@ -221,7 +221,7 @@ def test_the_command_tunes_on_real_games_and_resumes(tmp_path: Path) -> None:
     assert "tune: 2 pairs" in text
     rows = {line.split()[0]: line.split() for line in text.splitlines()[1:4]}
     assert rows["pairs"] == ["pairs", "0", "1", "2"]           # the values after each pair
-    assert rows["probcut_margin"][:2] == ["probcut_margin", "100"]
+    assert rows["probcut_margin"][:2] == ["probcut_margin", "80"]     # the engine's default
     assert rows["probcut_margin"][-2] == "->" and rows["lmr_divisor"][1] == "1.5"
     assert 'damier match "damier:probcut_margin=' in text and "--sprt 0 10" in text
     data = json.loads(state.read_text())

@@ -38,7 +38,7 @@ cdef enum:
     MAXQUIETS = 64           # quiet moves remembered per node for the history malus
     NO_THREAT = 1000         # qsearch ply given to the replies of a threat search: no second one
 
-cdef double DEFAULT_LMR_DIVISOR = 1.5   # see Selectivity.lmr_divisor
+cdef double DEFAULT_LMR_DIVISOR = 1.4509   # see Selectivity.lmr_divisor (SPSA-tuned, benchmarks/README.md)
 
 # Classes of material for the endgame move-count rules (see end_class).
 cdef enum:
@@ -105,15 +105,17 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.capture_ext = 0
     sel.capture_ext_depth = 0
     sel.probcut = 1
-    sel.probcut_margin = 100
-    sel.probcut_depth = 5
-    sel.probcut_reduction = 3
+    # The numbers below are the first SPSA tune's (damier train tune, 2026-11-30;
+    # benchmarks/README.md): ProbCut 100/5/3 and singular 6/30 before it.
+    sel.probcut_margin = 80
+    sel.probcut_depth = 6
+    sel.probcut_reduction = 4
     sel.probcut_percent = 0
     sel.probcut_margin_ply = 0
     sel.singular = 1
     sel.singular_nonpv = 0
-    sel.singular_depth = 6
-    sel.singular_margin = 30
+    sel.singular_depth = 5
+    sel.singular_margin = 23
     sel.threat_plies = 1
     sel.shot_plies = 0
     sel.shot_margin = 0

@@ -449,17 +449,20 @@ class Engine(EngineAPI):
           (captures are compulsory: every move is one) is searched a ply deeper;
           ``capture_ext_depth`` (0, any depth, by default): only at nodes of at most this
           depth.
-        - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``,
-          a null-window search ``probcut_reduction`` plies shallower at beta +
-          ``probcut_margin`` (centi-men); when it fails high, its score is returned.
+        - ``probcut`` (bool, on by default): at non-PV nodes of depth >= ``probcut_depth``
+          (6), a null-window search ``probcut_reduction`` (4) plies shallower at beta +
+          ``probcut_margin`` (80 centi-men); when it fails high, its score is returned.
           With ``probcut_percent`` (0, off, by default) the reduced search's depth is
           that percent of the node's instead; ``probcut_margin_ply`` (0 by default)
           adds that many centi-men to the margin for each ply of the node's depth.
         - ``singular`` (bool, on by default): at PV nodes of depth >= ``singular_depth``
-          whose TT move is stored as a lower bound, the other moves are searched at half
-          the depth with a null window ``singular_margin`` centi-men below the TT score;
+          (5) whose TT move is stored as a lower bound, the other moves are searched at
+          half the depth with a null window ``singular_margin`` (23) centi-men below the
+          TT score;
           when all fail low, the TT move is extended by a ply. ``singular_nonpv`` (bool,
-          off by default): at non-PV nodes too.
+          off by default): at non-PV nodes too. The defaults of these numbers and of
+          ``lmr_divisor`` come from an SPSA tune (``damier train tune``; +11.7 Elo at
+          0.1 s a move against the ones before, benchmarks/README.md).
         - ``threat_qsearch`` (int, plies; True is 1; 1 by default): at a quiet leaf of the
           quiescence search within that many plies of the horizon, when the side not to
           move would have a capture if it were its turn, the quiet moves are searched one
@@ -477,7 +480,7 @@ class Engine(EngineAPI):
           moves with a high history, one larger for a low one.
         - ``lmr_depth``, ``lmr_move``: late-move reductions from this depth, and after
           this many moves searched (3 and 2 by default); ``lmr_divisor``: their size,
-          ``log(depth) * log(move number) / lmr_divisor`` plies (1.5 by default);
+          ``log(depth) * log(move number) / lmr_divisor`` plies (1.4509 by default);
           ``lmr_step`` (0, off, by default): instead, a ply, and two plies from the
           ``lmr_step``-th move searched on (counted from 0). ``lmr_forcing`` (0 to 8; 0,
           off, by default): a move that gives the opponent a capture (an exchange offer,

@@ -223,6 +223,30 @@ def start_sequences(variant: str | Variant = DEFAULT_VARIANT, plies: int = 4) ->
     return unique
 
 
+def pair_openings(variant: str | Variant = DEFAULT_VARIANT, seed: int = 1) -> list[list[str]]:
+    """The openings of game pairs between two versions of an engine (a tune, a gate):
+    the ones shipped for ``variant``, else every position 4 plies from the start
+    (:func:`start_sequences`: without some openings, every pair would replay the same
+    two games); shuffled with ``seed``, so that the same seed gives the same order.
+
+    >>> len(pair_openings("international")) == len(load_openings(None, "international"))
+    True
+    >>> pair_openings("english", 3) == pair_openings("english", 3) != pair_openings("english", 4)
+    True
+    >>> sorted(pair_openings("english")) == sorted(start_sequences("english", 4))
+    True
+    """
+    import random
+
+    v = get_variant(variant)
+    try:
+        openings = load_openings(None, v)
+    except FileNotFoundError:
+        openings = start_sequences(v, 4)
+    random.Random(seed).shuffle(openings)
+    return openings
+
+
 def generate_openings(*, variant: str | Variant = DEFAULT_VARIANT, plies: int = DEFAULT_PLIES,
                       depth: int = DEFAULT_DEPTH, margin: int = DEFAULT_MARGIN,
                       min_margin: int = 0, hash_mb: int = 32, jobs: int = 1,

@@ -895,11 +895,11 @@ def gate(new: str, *, against: str | None = None, games: int = 400, nodes: int |
          concurrency: int = 1, resume: str | None = None, pdn: str | None = None,
          seed: int = 1, progress: bool = True, stream: TextIO | None = None) -> Any:
     """Plays the weights ``new`` against ``against`` (default: the shipped
-    weights) in game pairs from the shipped openings (for a variant without them, the
-    positions 4 plies from the start, drawn with ``seed``), with an SPRT when ``sprt`` is
-    given; returns the :class:`damier.match.MatchResult`."""
+    weights) in game pairs from :func:`damier.openings.pair_openings` (shuffled with
+    ``seed``), with an SPRT when ``sprt`` is given; returns the
+    :class:`damier.match.MatchResult`."""
     from damier.match import run_match
-    from damier.openings import start_sequences
+    from damier.openings import pair_openings
     from damier.sprt import SPRT
 
     weights = Weights.read(new)
@@ -911,14 +911,8 @@ def gate(new: str, *, against: str | None = None, games: int = 400, nodes: int |
                 else f"damier:name=current{limit}")
     if nodes is None and movetime is None:
         movetime = 0.1
-    openings = None
-    if weights.variant.openings_file is None:
-        # no shipped openings: without some, every pair would replay the same two games
-        openings = start_sequences(weights.variant, 4)
-        random.Random(seed).shuffle(openings)
-        openings = openings[:max(1, (games + 1) // 2)]
     return run_match(spec_new, spec_old, games=games, movetime=movetime if not nodes else None,
-                     openings=openings, shuffle_openings=False,
+                     openings=pair_openings(weights.variant, seed), shuffle_openings=False,
                      concurrency=concurrency, variant=weights.variant, progress=progress,
                      seed=seed, pdn_path=pdn, resume=resume, stream=stream,
                      sprt=SPRT(*sprt) if sprt else None)

@@ -59,7 +59,7 @@ def tunable_settings() -> dict[str, Any]:
     """The selectivity settings that take a number (the switches left out), with
     their defaults: the parameters a tune can move.
 
-    >>> tunable_settings()["probcut_margin"] == 100
+    >>> tunable_settings()["probcut_margin"] == 80
     True
     >>> "probcut" in tunable_settings()          # a switch (on/off)
     False

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from damier import train as _train
 from damier import tune as _tune
 from damier.evalfile import Weights, WeightsFileError, shipped_weights
+from damier.openings import pair_openings
 from damier.progress import ProgressBar
 from damier.train import (FitSettings, RescoreSettings, SelfplaySettings, TrainError, fit, gate,
                           load_dataset, rescore, selfplay)
@@ -165,7 +166,7 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                   variant=variant, seed=args.seed)
     settings.check()
     tuner = _tune.Tuner.open(args.state, settings)
-    openings = _tune_openings(variant, args.seed)
+    openings = pair_openings(variant, args.seed)
     bar = ProgressBar("tune", total=settings.pairs, done=tuner.k, stream=err,
                       enabled=not args.no_progress)
     if tuner.k:
@@ -220,21 +221,6 @@ def _trajectory(tuner: _tune.Tuner, points: int = 5) -> list[tuple[float, list[f
         if step[0] > rows[-1][0]:
             rows.append((step[0], [round(x, 3) for x in step[1:]]))
     return rows
-
-
-def _tune_openings(variant: str, seed: int) -> list[list[str]]:
-    """The tune's openings: the variant's shipped ones (else the positions 4 plies from
-    the start), shuffled with the seed."""
-    import random
-
-    from damier.openings import load_openings, start_sequences
-
-    try:
-        openings = load_openings(None, variant)
-    except FileNotFoundError:
-        openings = start_sequences(get_variant(variant), 4)
-    random.Random(seed).shuffle(openings)
-    return openings
 
 
 def _gate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
