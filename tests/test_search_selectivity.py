@@ -26,7 +26,7 @@ DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
             "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.4509, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
-            "sac_reduce": 0}
+            "sac_reduce": 0, "cont_history": False}
 
 # The numbers of the settings before the first SPSA tune (2026-12-01): tests that compare
 # the tree of an extra setting with the tree without it, node counts recorded or chosen
@@ -39,11 +39,12 @@ PRE_TUNE = {"probcut_margin": 100, "probcut_depth": 5, "probcut_reduction": 3,
 ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singular": False,
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
            "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0, "sac_prune": 0,
-           "sac_reduce": 0}
+           "sac_reduce": 0, "cont_history": False}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
-          "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1}
+          "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1,
+          "cont_history": True}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
@@ -54,7 +55,7 @@ CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
            "threat_qsearch": 2, "shot_qsearch": 2, "shot_margin": 80, "history": 2,
            "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
-           "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1}
+           "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -129,6 +130,27 @@ def test_threat_qsearch_takes_a_bool() -> None:
     assert engine.set_selectivity(threat_qsearch=False)["threat_qsearch"] == 0
     assert engine.set_selectivity(shot_qsearch=True)["shot_qsearch"] == 1
     assert engine.set_selectivity(shot_qsearch=False)["shot_qsearch"] == 0
+    assert engine.set_selectivity(cont_history=True)["cont_history"] == 1
+    assert engine.set_selectivity(cont_history=False)["cont_history"] == 0
+
+
+def test_the_continuation_histories_order_the_moves() -> None:
+    """``cont_history`` 1 (the counter-move history) and 2 (the follow-up one too) each
+    reorder the quiet moves of a fixed-depth search (each its own tree), only with the
+    history on (``history=0`` keeps no continuation history: the same tree), and the
+    best move stays a legal one."""
+    variant, fen, depth, _, _, _ = OLD_SEARCH[2]
+    board = _board(variant, fen)
+    nodes = {}
+    for history in (0, 1):
+        for cont in (0, 1, 2):
+            result = Engine(hash_mb=16, selectivity={"history": history,
+                                                     "cont_history": cont}).search(board,
+                                                                                   depth=10)
+            assert result.best_move in board.legal_moves
+            nodes[history, cont] = result.nodes
+    assert nodes[0, 0] == nodes[0, 1] == nodes[0, 2]
+    assert len({nodes[1, 0], nodes[1, 1], nodes[1, 2]}) == 3
 
 
 # Shipped International shots of two sacrifices (the winner's moves: a sacrifice, a
@@ -228,7 +250,8 @@ def test_all_off_is_the_search_before_the_switches(variant: str, fen: str | None
 # The switch a parameter needs on to act: by its name, or by its prefix (ending in _).
 SWITCH_OF: dict[str, dict[str, object]] = {
     "probcut_": {"probcut": True}, "singular_": {"singular": True}, "rfp_margin": {"rfp": 3},
-    "capture_ext_depth": {"capture_ext": True}, "shot_margin": {"shot_qsearch": 1}}
+    "capture_ext_depth": {"capture_ext": True}, "shot_margin": {"shot_qsearch": 1},
+    "cont_history": {"history": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(CHANGED))

@@ -30,12 +30,42 @@ cdef inline int32_t* history_of(Searcher* s, int turn, const CMove* m) noexcept 
     return &s.history[turn][ctz(m.frm)][ctz(m.to)]
 
 
+cdef inline int32_t* cont_of(Searcher* s, int turn, int ply, int code, int back) noexcept nogil:
+    """The continuation history of the move ``code`` at ``ply`` after the move
+    ``back`` plies before it (1: the opponent's last move, the counter-move history;
+    2: the side's own move before, the follow-up history), by that move's destination
+    square; ``ply`` at least ``back``."""
+    return &s.conthist[((((back - 1) << 1 | turn) << 6 | s.prev_to[ply + 1 - back]) << 12)
+                       | code]
+
+
+cdef inline void history_update(int32_t* h, int bonus) noexcept nogil:
+    """A history score moved by ``bonus`` with gravity: it stays within +-HIST_MAX."""
+    h[0] += bonus - h[0] * (bonus if bonus >= 0 else -bonus) // HIST_MAX
+
+
+cdef inline int cont_score(Searcher* s, int turn, int ply, int code) noexcept nogil:
+    """What the continuation histories add to a quiet move's order score (cont_history
+    1: the counter-move one; 2: the follow-up one too)."""
+    cdef int v = cont_of(s, turn, ply, code, 1)[0]
+    if s.sel.cont_history >= 2 and ply >= 2:
+        v += cont_of(s, turn, ply, code, 2)[0]
+    return v
+
+
+cdef inline void cont_update(Searcher* s, int turn, int ply, int code, int bonus) noexcept nogil:
+    history_update(cont_of(s, turn, ply, code, 1), bonus)
+    if s.sel.cont_history >= 2 and ply >= 2:
+        history_update(cont_of(s, turn, ply, code, 2), bonus)
+
+
 cdef inline void order_moves(Searcher* s, const Pos* p, const CMove* moves, int* order, int n,
                              int ply, int tt_move) noexcept nogil:
     """Order scores of the moves of a node below the root."""
     cdef int i
     cdef uint16_t code
     cdef const CMove* m
+    cdef bint cont = s.sel.cont_history and ply > 0
     for i in range(n):
         m = &moves[i]
         if i == tt_move:
@@ -50,6 +80,8 @@ cdef inline void order_moves(Searcher* s, const Pos* p, const CMove* moves, int*
                 order[i] = ORDER_KILLER_2
             else:
                 order[i] = history_of(s, p.turn, m)[0]
+                if cont:
+                    order[i] += cont_score(s, p.turn, ply, code)
 
 
 cdef inline void order_root_moves(const Searcher* s, int* order, int n) noexcept nogil:
@@ -79,11 +111,6 @@ cdef inline int pick_move(int* order, int n) noexcept nogil:
     return bi
 
 
-cdef inline void history_update(int32_t* h, int bonus) noexcept nogil:
-    """A history score moved by ``bonus`` with gravity: it stays within +-HIST_MAX."""
-    h[0] += bonus - h[0] * (bonus if bonus >= 0 else -bonus) // HIST_MAX
-
-
 cdef void history_cutoff(Searcher* s, int turn, const CMove* m, int depth, int ply,
                          int nq) noexcept nogil:
     """History with gravity: a bonus for the quiet move that cut off, a malus for
@@ -91,11 +118,16 @@ cdef void history_cutoff(Searcher* s, int turn, const CMove* m, int depth, int p
     cdef int bonus = (HIST_BONUS_DEPTH * HIST_BONUS_DEPTH if depth >= HIST_BONUS_DEPTH
                       else depth * depth)
     cdef int i, code, cut = move_code(m)
+    cdef bint cont = s.sel.cont_history and ply > 0
     history_update(&s.history[turn][cut >> 6][cut & 63], bonus)
+    if cont:
+        cont_update(s, turn, ply, cut, bonus)
     for i in range(nq):
         code = s.quiets[ply][i]
         if code != cut:
             history_update(&s.history[turn][code >> 6][code & 63], -bonus)
+            if cont:
+                cont_update(s, turn, ply, code, -bonus)
 
 
 cdef inline void quiet_cutoff(Searcher* s, int turn, const CMove* m, int depth, int ply,

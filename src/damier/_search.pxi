@@ -101,6 +101,7 @@ cdef inline void enter_child(Searcher* s, const Node* nd, const CMove* m, Child*
     c.ecls = end_class(s, &c.pos) if s.end_plies[0] else END_NONE
     c.eply = nd.eply + 1 if (c.ecls and c.ecls == nd.ecls) else 0
     s.keys[s.base + nd.ply + 1] = c.key
+    s.prev_to[nd.ply + 1] = <uint8_t>ctz(m.to)
 
 
 cdef inline bint fetches_ahead(const Searcher* s, const Node* nd) noexcept nogil:

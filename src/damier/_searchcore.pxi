@@ -13,10 +13,12 @@ cdef Searcher* new_searcher() noexcept:
     s.buf = <CMove*>malloc(MAXPLY * MAXMOVES * sizeof(CMove))
     s.order = <int*>malloc(MAXPLY * MAXMOVES * sizeof(int))
     s.ecache = <uint64_t*>calloc(ECACHE_SIZE, sizeof(uint64_t))
-    if s.buf == NULL or s.order == NULL or s.ecache == NULL:
+    s.conthist = <int32_t*>calloc(CONT_SIZE, sizeof(int32_t))
+    if s.buf == NULL or s.order == NULL or s.ecache == NULL or s.conthist == NULL:
         free(s.buf)
         free(s.order)
         free(s.ecache)
+        free(s.conthist)
         free(s)
         return NULL
     fill_lmr(s.lmr, DEFAULT_LMR_DIVISOR, 0)
@@ -30,12 +32,14 @@ cdef void free_searcher(Searcher* s) noexcept:
         free(s.buf)
         free(s.order)
         free(s.ecache)
+        free(s.conthist)
         free(s.helpers)
         free(s)
 
 
 cdef void clear_heuristics(Searcher* s) noexcept nogil:
     memset(s.history, 0, sizeof(s.history))
+    memset(s.conthist, 0, CONT_SIZE * sizeof(int32_t))
     memset(s.killers, 0, sizeof(s.killers))
 
 
@@ -46,6 +50,9 @@ cdef void age_history(Searcher* s) noexcept nogil:
         for j in range(64):
             for k in range(64):
                 s.history[i][j][k] //= 8
+    if s.sel.cont_history:
+        for i in range(CONT_HALF if s.sel.cont_history == 1 else CONT_SIZE):
+            s.conthist[i] //= 8
 
 
 cdef void reset_search(Searcher* s, int root_n) noexcept nogil:
@@ -164,7 +171,7 @@ cdef class SearchCore:
                         threat_qsearch=None, shot_qsearch=None, shot_margin=None, history=None, lmr_depth=None,
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None,
-                        sac_prune=None, sac_reduce=None):
+                        sac_prune=None, sac_reduce=None, cont_history=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -210,6 +217,10 @@ cdef class SearchCore:
             sel.lmp = _whole(lmp, "lmp", 0, 64)
         if tt_first is not None:
             sel.tt_first = 1 if tt_first else 0
+        if cont_history is not None:
+            cont_history = (int(cont_history) if isinstance(cont_history, bool)
+                            else cont_history)
+            sel.cont_history = _whole(cont_history, "cont_history", 0, 2)
         if iir is not None:
             sel.iir = _whole(iir, "iir", 0, 63)
         if rfp is not None:
@@ -503,7 +514,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "tt_first": sel.tt_first != 0,
             "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin,
             "sac_prune": sel.sac_prune,
-            "sac_reduce": sel.sac_reduce}
+            "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history}
 
 
 cdef int _set_probcut_singular(Selectivity* sel, probcut, probcut_margin, probcut_depth,

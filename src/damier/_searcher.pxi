@@ -38,6 +38,13 @@ cdef enum:
     MAXQUIETS = 64           # quiet moves remembered per node for the history malus
     NO_THREAT = 1000         # qsearch ply given to the replies of a threat search: no second one
 
+# The continuation histories (Selectivity.cont_history): by the move before (1: the
+# opponent's last, 2: the side's own before it), the side to move, the square that move
+# went to, and the move's code (from and to squares).
+cdef enum:
+    CONT_HALF = 2 * 64 * 64 * 64
+    CONT_SIZE = 2 * CONT_HALF
+
 cdef double DEFAULT_LMR_DIVISOR = 1.4509   # see Selectivity.lmr_divisor (SPSA-tuned, benchmarks/README.md)
 
 # Classes of material for the endgame move-count rules (see end_class).
@@ -88,6 +95,9 @@ ctypedef struct Selectivity:
                              # from move lmr_step on (at any depth from lmr_depth)
     int lmp                  # late-move pruning: at depth d <= LMP_SEL_DEPTH, quiet moves after
                              # lmp + d * d (0: off; SearchCore.set_pruning sets the counts freely)
+    int cont_history         # quiet moves ordered by their history plus the continuation
+                             # histories: 1 the counter-move one (by the opponent's last move's
+                             # destination and the move's squares), 2 the follow-up one too
     int tt_first             # the TT move is searched before the other moves are scored (off:
                              # +4.1 Elo [-6.0, +14.1], 600 games at 0.1 s, SPRT undecided)
     int iir                  # internal iterative reduction: a node below the root of at least
@@ -126,6 +136,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_step = 0
     sel.lmr_forcing = 0
     sel.lmp = 0
+    sel.cont_history = 0
     sel.tt_first = 0
     sel.iir = 0
     sel.rfp = 0
@@ -154,6 +165,8 @@ ctypedef struct Searcher:
     int* order               # MAXPLY * MAXMOVES move-order scores
     uint16_t killers[MAXPLY][2]
     int32_t history[2][64][64]
+    int32_t* conthist        # the continuation histories, CONT_SIZE entries (cont_history)
+    uint8_t prev_to[MAXPLY + 1]   # the destination square of the move into each ply
     CMove pv[MAXPLY][MAXPLY]
     int pvlen[MAXPLY]
     int root_n

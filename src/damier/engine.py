@@ -212,7 +212,7 @@ SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "captu
                      "history",
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
-                     "sac_reduce")
+                     "sac_reduce", "cont_history")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -488,6 +488,12 @@ class Engine(EngineAPI):
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3
           of non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are
           skipped when they give the opponent no capture.
+        - ``cont_history`` (0, 1 or 2; True is 1; 0, off, by default): continuation
+          histories besides the history: 1 a counter-move history (the quiet moves that
+          cut off after the opponent's move to a square, by the side to move), 2 also a
+          follow-up history (after the side's own move before it); bounded updates, as
+          ``history=1``. A quiet move is ordered by the sum (below the root, with
+          ``history`` 1 or 2).
         - ``tt_first`` (bool, off by default): the transposition table's move is searched
           before the other moves are scored.
         - ``iir`` (int, 0 to 63; 0, off, by default): internal iterative reduction: a node

@@ -222,6 +222,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "lmp": (_int_option(0, 64), "late-move pruning: quiet moves after lmp + depth^2 at "
             "depths 1-3 (0 off)"),
     "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
+    "cont_history": (_int_option(0, 2), "continuation histories in the move order: 0 off, "
+                     "1 counter-move, 2 and follow-up"),
     "iir": (_int_option(0, 63), "a node of at least this depth without a TT move is searched "
             "a ply shallower (0 off)"),
     "rfp": (_int_option(0, 63), "reverse futility pruning up to this depth (0 off)"),
