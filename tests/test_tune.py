@@ -289,3 +289,70 @@ def test_the_default_ranges_start_where_the_reductions_begin_to_act() -> None:
     assert nodes(lmr_depth=4) != default and nodes(lmr_move=3) != default
     ranges = {p.name: (p.low, p.start) for p in parse_params([])}
     assert ranges["lmr_depth"] == (3, 3) and ranges["lmr_move"] == (2, 2)
+
+
+def test_fixed_engine_options_reach_both_engines(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import damier.match
+    from damier.match.players import parse_engine_spec
+
+    real = damier.match.run_match
+    specs: list[tuple[str, str]] = []
+
+    def spy(a: str, b: str, **kwargs: object) -> object:
+        specs.append((a, b))
+        return real(a, b, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(damier.match, "run_match", spy)
+    out, err = io.StringIO(), io.StringIO()
+    args = ["tune", str(tmp_path / "t.json"), "--param", "probcut_margin", "--pairs", "1",
+            "--nodes", "300", "--hash", "1", "--engine", "cont_history=1, lmp=2",
+            "--no-progress"]
+    assert main(args, out=out, err=err) == 0, err.getvalue()
+    assert len(specs) == 1
+    plus, minus = (parse_engine_spec(s).option_map for s in specs[0])
+    for options in (plus, minus):
+        assert options["cont_history"] == 1 and options["lmp"] == 2
+        assert options["nodes"] == 300 and options["hash"] == 1
+    assert plus["probcut_margin"] != minus["probcut_margin"]       # only these differ
+    assert {k for k in plus if plus[k] != minus[k]} == {"name", "probcut_margin"}
+    # the match it proposes keeps the fixed options on both sides
+    command = out.getvalue().splitlines()[-1]
+    assert '"damier:cont_history=1, lmp=2,probcut_margin=' in command
+    assert '"damier:cont_history=1, lmp=2,name=default"' in command
+    # the state keeps them: other options for the same file are refused
+    err2 = io.StringIO()
+    other = [("cont_history=2" if a.startswith("cont_history") else a) for a in args]
+    assert main(other, out=io.StringIO(), err=err2) == 2
+    assert "other settings (engine)" in err2.getvalue()
+
+
+def test_a_state_file_from_before_the_engine_options_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    Tuner.open(path, settings(pairs=4)).step(
+        Objective({"probcut_margin": 100, "lmr_divisor": 1.5},
+                  {"probcut_margin": 60, "lmr_divisor": 0.6}), OPENINGS)
+    data = json.loads(path.read_text())
+    assert data["settings"]["engine"] == ""
+    del data["settings"]["engine"]                      # as the first tunes wrote it
+    path.write_text(json.dumps(data))
+    tuner = Tuner.open(path, settings(pairs=4))
+    assert tuner.k == 2 and tuner.settings.engine == ""
+
+
+@pytest.mark.parametrize("engine, message", [
+    ("probcut_margin=90", "--engine sets probcut_margin, a tuned parameter"),
+    ("name=x", "--engine sets name, which the tune sets itself"),
+    ("nodes=5", "--engine sets nodes, which the tune sets itself"),
+    ("cont_history=3", "option cont_history must be between 0 and 2"),
+    ("frobnicate=1", "unknown option 'frobnicate'"),
+    ("hash=4", "--hash and --engine hash=... both set the hash table"),
+])
+def test_the_command_refuses_bad_engine_options(tmp_path: Path, engine: str,
+                                                message: str) -> None:
+    err = io.StringIO()
+    args = ["tune", str(tmp_path / "t.json"), "--param", "probcut_margin", "--pairs", "1",
+            "--nodes", "300", "--hash", "1", "--engine", engine]
+    assert main(args, out=io.StringIO(), err=err) == 2
+    assert message in err.getvalue() and err.getvalue().count("\n") == 1, err.getvalue()
+    assert not (tmp_path / "t.json").exists()

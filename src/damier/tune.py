@@ -252,7 +252,18 @@ PlayPairs = Callable[[dict[str, int | float], dict[str, int | float], list[list[
 class TuneSettings:
     """The settings of a tune that its state keeps (a resumed tune must match them):
     the parameters, the game pairs in all and per step, the search limit of a move
-    (``nodes`` or ``movetime``), the variant and the seed."""
+    (``nodes`` or ``movetime``), the variant, the seed, and ``engine``: options both
+    engines play with, as a ``damier:`` engine spec takes them (say
+    ``"cont_history=1,hash=16"``; none of the tuned parameters, nor ``name``,
+    ``nodes`` or ``movetime``, which the tune sets).
+
+    >>> params = tuple(parse_params(["probcut_margin"]))
+    >>> TuneSettings(params, pairs=10, nodes=1000, engine="cont_history=1").check()
+    >>> TuneSettings(params, pairs=10, nodes=1000, engine="probcut_margin=90").check()
+    Traceback (most recent call last):
+    ...
+    damier.tune.TuneError: --engine sets probcut_margin, a tuned parameter
+    """
 
     params: tuple[TuneParam, ...]
     pairs: int
@@ -261,6 +272,7 @@ class TuneSettings:
     movetime: float | None = None
     variant: str = DEFAULT_VARIANT
     seed: int = 1
+    engine: str = ""
 
     def check(self) -> None:
         if not self.params:
@@ -276,6 +288,27 @@ class TuneSettings:
         get_variant(self.variant)
         for p in self.params:
             p.check()
+        self.engine_options()
+
+    def engine_options(self) -> dict[str, Any]:
+        """The options of ``engine``, read and checked (:class:`TuneError` names what
+        is wrong)."""
+        from damier.match.players import EngineSpecError, parse_engine_spec
+
+        if not isinstance(self.engine, str):
+            raise TuneError("the engine options are a text (name=value,...)")
+        try:
+            options = parse_engine_spec(f"damier:{self.engine}").option_map
+        except EngineSpecError as exc:
+            raise TuneError(f"--engine {self.engine!r}: "
+                            f"{str(exc).split(': ', 1)[-1]}") from None
+        tuned = {p.name for p in self.params}
+        for name in options:
+            if name in tuned:
+                raise TuneError(f"--engine sets {name}, a tuned parameter")
+            if name in ("name", "nodes", "movetime"):
+                raise TuneError(f"--engine sets {name}, which the tune sets itself")
+        return options
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -286,7 +319,8 @@ class TuneSettings:
     def from_json(d: dict[str, Any]) -> TuneSettings:
         params = tuple(TuneParam(**p) for p in d["params"])
         return TuneSettings(params=params, pairs=d["pairs"], batch=d["batch"], nodes=d["nodes"],
-                            movetime=d["movetime"], variant=d["variant"], seed=d["seed"])
+                            movetime=d["movetime"], variant=d["variant"], seed=d["seed"],
+                            engine=d.get("engine", ""))
 
 
 @dataclass
@@ -417,6 +451,8 @@ def match_play_pairs(settings: TuneSettings, *, concurrency: int = 1,
     limit = f",nodes={settings.nodes}" if settings.nodes is not None else ""
     if hash_mb is not None:
         limit += f",hash={hash_mb}"
+    if settings.engine.strip():
+        limit += f",{settings.engine.strip()}"
 
     def play(plus: dict[str, int | float], minus: dict[str, int | float],
              openings: list[list[str]], seed: int) -> StepResult:

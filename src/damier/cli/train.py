@@ -149,6 +149,10 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
                    "HOST:PORT")
     t.add_argument("--hash", type=int, help="each engine's hash table, MiB (default the "
                    "engine's)")
+    t.add_argument("--engine", default="", metavar="OPTIONS",
+                   help="options both engines play with, as a damier: engine spec takes them "
+                   "(e.g. cont_history=1,hash=16): settings that stay fixed while the "
+                   "parameters move")
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--no-progress", action="store_true")
     return p
@@ -163,8 +167,10 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     variant = get_variant(args.variant).name
     settings = _tune.TuneSettings(params=tuple(_tune.parse_params(args.param)), pairs=args.pairs,
                                   batch=args.batch, nodes=nodes, movetime=args.movetime,
-                                  variant=variant, seed=args.seed)
+                                  variant=variant, seed=args.seed, engine=args.engine.strip())
     settings.check()
+    if args.hash is not None and "hash" in settings.engine_options():
+        raise ValueError("--hash and --engine hash=... both set the hash table: give one")
     tuner = _tune.Tuner.open(args.state, settings)
     openings = pair_openings(variant, args.seed)
     bar = ProgressBar("tune", total=settings.pairs, done=tuner.k, stream=err,
@@ -202,9 +208,11 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   + f"  -> {values[p.name]}\n")
     limit = (f"--movetime {settings.movetime:g}" if settings.movetime is not None
              else "--movetime 0.1")
+    fixed = f"{settings.engine}," if settings.engine else ""
     out.write("test it against the defaults:\n"
-              f"  damier match \"damier:{_tune.spec_options(values)},name=tuned\" "
-              f"\"damier:name=default\" {limit} --games 1000 --concurrency 2 --sprt 0 10\n")
+              f"  damier match \"damier:{fixed}{_tune.spec_options(values)},name=tuned\" "
+              f"\"damier:{fixed}name=default\" {limit} --games 1000 --concurrency 2 "
+              "--sprt 0 10\n")
     return 0
 
 
