@@ -26,7 +26,7 @@ DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
             "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.4509, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
-            "sac_reduce": 0, "cont_history": False}
+            "sac_reduce": 0, "cont_history": False, "history_bonus": 100}
 
 # The numbers of the settings before the first SPSA tune (2026-12-01): tests that compare
 # the tree of an extra setting with the tree without it, node counts recorded or chosen
@@ -39,7 +39,7 @@ PRE_TUNE = {"probcut_margin": 100, "probcut_depth": 5, "probcut_reduction": 3,
 ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singular": False,
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
            "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0, "sac_prune": 0,
-           "sac_reduce": 0, "cont_history": False}
+           "sac_reduce": 0, "cont_history": False, "history_bonus": 100}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
@@ -55,7 +55,8 @@ CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
            "threat_qsearch": 2, "shot_qsearch": 2, "shot_margin": 80, "history": 2,
            "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
-           "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True}
+           "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True,
+           "history_bonus": 300}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -251,7 +252,7 @@ def test_all_off_is_the_search_before_the_switches(variant: str, fen: str | None
 SWITCH_OF: dict[str, dict[str, object]] = {
     "probcut_": {"probcut": True}, "singular_": {"singular": True}, "rfp_margin": {"rfp": 3},
     "capture_ext_depth": {"capture_ext": True}, "shot_margin": {"shot_qsearch": 1},
-    "cont_history": {"history": 1}}
+    "cont_history": {"history": 1}, "history_bonus": {"history": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(CHANGED))

@@ -114,9 +114,16 @@ cdef inline int pick_move(int* order, int n) noexcept nogil:
 cdef void history_cutoff(Searcher* s, int turn, const CMove* m, int depth, int ply,
                          int nq) noexcept nogil:
     """History with gravity: a bonus for the quiet move that cut off, a malus for
-    the other quiet moves tried at this node (the first ``nq`` of s.quiets[ply])."""
+    the other quiet moves tried at this node (the first ``nq`` of s.quiets[ply]);
+    depth^2 (up to HIST_BONUS_DEPTH) times history_bonus percent, within 1..HIST_MAX."""
     cdef int bonus = (HIST_BONUS_DEPTH * HIST_BONUS_DEPTH if depth >= HIST_BONUS_DEPTH
                       else depth * depth)
+    if s.sel.history_bonus != 100:
+        bonus = bonus * s.sel.history_bonus // 100
+        if bonus < 1:
+            bonus = 1
+        elif bonus > HIST_MAX:
+            bonus = HIST_MAX
     cdef int i, code, cut = move_code(m)
     cdef bint cont = s.sel.cont_history and ply > 0
     history_update(&s.history[turn][cut >> 6][cut & 63], bonus)

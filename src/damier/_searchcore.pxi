@@ -171,7 +171,7 @@ cdef class SearchCore:
                         threat_qsearch=None, shot_qsearch=None, shot_margin=None, history=None, lmr_depth=None,
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None,
-                        sac_prune=None, sac_reduce=None, cont_history=None):
+                        sac_prune=None, sac_reduce=None, cont_history=None, history_bonus=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -217,6 +217,8 @@ cdef class SearchCore:
             sel.lmp = _whole(lmp, "lmp", 0, 64)
         if tt_first is not None:
             sel.tt_first = 1 if tt_first else 0
+        if history_bonus is not None:
+            sel.history_bonus = _whole(history_bonus, "history_bonus", 1, 10000)
         if cont_history is not None:
             cont_history = (int(cont_history) if isinstance(cont_history, bool)
                             else cont_history)
@@ -514,7 +516,8 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "tt_first": sel.tt_first != 0,
             "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin,
             "sac_prune": sel.sac_prune,
-            "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history}
+            "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history,
+            "history_bonus": sel.history_bonus}
 
 
 cdef int _set_probcut_singular(Selectivity* sel, probcut, probcut_margin, probcut_depth,

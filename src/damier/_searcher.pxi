@@ -95,6 +95,8 @@ ctypedef struct Selectivity:
                              # from move lmr_step on (at any depth from lmr_depth)
     int lmp                  # late-move pruning: at depth d <= LMP_SEL_DEPTH, quiet moves after
                              # lmp + d * d (0: off; SearchCore.set_pruning sets the counts freely)
+    int history_bonus        # percent of depth^2 a history update moves a score by (history >= 1;
+                             # the bigger, the faster the gravity forgets)
     int cont_history         # quiet moves ordered by their history plus the continuation
                              # histories: 1 the counter-move one (by the opponent's last move's
                              # destination and the move's squares), 2 the follow-up one too
@@ -136,6 +138,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.lmr_step = 0
     sel.lmr_forcing = 0
     sel.lmp = 0
+    sel.history_bonus = 100
     sel.cont_history = 0
     sel.tt_first = 0
     sel.iir = 0

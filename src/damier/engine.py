@@ -212,7 +212,7 @@ SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "captu
                      "history",
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
-                     "sac_reduce", "cont_history")
+                     "sac_reduce", "cont_history", "history_bonus")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -494,6 +494,10 @@ class Engine(EngineAPI):
           follow-up history (after the side's own move before it); bounded updates, as
           ``history=1``. A quiet move is ordered by the sum (below the root, with
           ``history`` 1 or 2).
+        - ``history_bonus`` (int, 1 to 10,000; 100 by default): the percent of depth
+          squared by which a cutoff moves the history scores (``history`` 1 or 2, and the
+          continuation histories): the greater, the sooner the bounded scores forget
+          older cutoffs.
         - ``tt_first`` (bool, off by default): the transposition table's move is searched
           before the other moves are scored.
         - ``iir`` (int, 0 to 63; 0, off, by default): internal iterative reduction: a node

@@ -221,6 +221,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
                     "the opponent a capture (0 off)"),
     "lmp": (_int_option(0, 64), "late-move pruning: quiet moves after lmp + depth^2 at "
             "depths 1-3 (0 off)"),
+    "history_bonus": (_int_option(1, 10000), "percent of depth^2 a cutoff moves the history "
+                      "by (100)"),
     "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
     "cont_history": (_int_option(0, 2), "continuation histories in the move order: 0 off, "
                      "1 counter-move, 2 and follow-up"),
