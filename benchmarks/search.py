@@ -29,7 +29,7 @@ Usage (from the repository root, with the compiled core built in place)::
 
 ``--baseline PYTHON`` (by default ``.baseline/venv/bin/python`` when
 ``sh benchmarks/make_baseline.sh`` has built it: damier as of the git tag
-``issue10-start``) measures that build the same way in the same run, each engine in a
+``issue23-start``, commit 8f3bd69) measures that build the same way in the same run, each engine in a
 child process pinned to the same CPU, one after the other for every limit, and adds
 the depth each reaches in 0.1 s on the middlegames of ``benchmarks/data/middlegames.txt``
 (the mean, and the nodes per second there): the before/after figures of a change.

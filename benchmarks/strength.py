@@ -15,7 +15,8 @@ Matches (engine A first; the score and Elo are A's):
 
 * ``dame``:    damier (full strength) vs ``hub:dame hub`` (dame-rs's Hub engine;
   ``pip install dame-rs==0.2.0``, skipped when ``dame`` is not on PATH);
-* ``baseline``: damier (this tree) vs damier as of the git tag ``issue10-start``,
+* ``baseline``: damier (this tree) vs damier as of the git tag ``issue23-start``
+  (commit 8f3bd69, the start of the strength round 2 issue),
   run as a Hub engine from its own virtual environment
   (``.baseline/venv/bin/damier hub``, under its own Python in isolated mode
   so that ``PYTHONPATH=src`` cannot make it import this tree; ``--baseline PATH``
