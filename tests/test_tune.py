@@ -193,6 +193,11 @@ def test_a_step_that_did_not_play_its_games_is_not_counted(tmp_path: Path) -> No
     ("lmr_move=2,1,8,1,-1", "must be > 0"),
     ("lmr_move=2,1,3,2", "too large for the bounds"),
     ("rfp_margin", "no default range"),
+    ("eval.queen.open", "no evaluation term 'queen'"),
+    ("eval.king.middle", "eval.TERM.open or eval.TERM.end"),
+    ("eval.king", "eval.TERM.open or eval.TERM.end"),
+    ("eval.king.end", "no weights to start from"),
+    ("eval.king.end=2400,-40000,3000,100", "within -32767..32767"),
 ])
 def test_bad_parameters_are_named(text: str, message: str) -> None:
     with pytest.raises(TuneError, match=message):
@@ -356,3 +361,87 @@ def test_the_command_refuses_bad_engine_options(tmp_path: Path, engine: str,
     assert main(args, out=io.StringIO(), err=err) == 2
     assert message in err.getvalue() and err.getvalue().count("\n") == 1, err.getvalue()
     assert not (tmp_path / "t.json").exists()
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_eval_weights_move_one_weight_of_the_engines_weights() -> None:
+    from damier.evalfile import Weights
+    from damier.tune import eval_weights, eval_value
+
+    base = Weights.read(DATA / "eval_international_round5.bin")
+    moved = eval_weights(base, {"eval.king.end": 2500, "eval.man.open": 760,
+                                "probcut_margin": 90})
+    assert moved.get("king") == (base.get("king")[0], 2500)
+    assert moved.get("man") == (760, base.get("man")[1])
+    assert eval_value(moved, "eval.king.end") == 2500
+    changed = [i for i, (a, b) in enumerate(zip(base.vector, moved.vector, strict=True)) if a != b]
+    assert len(changed) == 2                       # nothing else moved
+    assert base.get("king")[1] != 2500             # and the base is left as it was
+
+
+def test_eval_weights_reach_each_engine_through_its_own_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import damier.match
+    from damier.evalfile import Weights
+    from damier.match.players import parse_engine_spec
+
+    real = damier.match.run_match
+    seen: list[tuple[dict[str, object], dict[str, object], Weights, Weights]] = []
+
+    def spy(a: str, b: str, **kwargs: object) -> object:
+        plus, minus = (parse_engine_spec(s).option_map for s in (a, b))
+        # read now: the next step writes the files again
+        seen.append((plus, minus, Weights.read(str(plus["weights"])),
+                     Weights.read(str(minus["weights"]))))
+        return real(a, b, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(damier.match, "run_match", spy)
+    base_file = DATA / "eval_international_round5.bin"
+    base = Weights.read(base_file)
+    state = tmp_path / "t.json"
+    out, err = io.StringIO(), io.StringIO()
+    args = ["tune", str(state), "--param", "eval.king.end", "--param",
+            "eval.runaway.open=150,100,400,10", "--param", "probcut_margin", "--pairs", "2",
+            "--batch", "1", "--nodes", "300", "--hash", "1", "--engine",
+            f"weights={base_file},lmp=2", "--no-progress"]
+    assert main(args, out=out, err=err) == 0, err.getvalue()
+    assert len(seen) == 2
+    tuner = Tuner.open(state, None)
+    king = next(p for p in tuner.settings.params if p.name == "eval.king.end")
+    assert king.start == base.get("king")[1]       # from --engine weights=, not the shipped
+    for plus, minus, wplus, wminus in seen:
+        assert plus["weights"] != minus["weights"] and plus["lmp"] == minus["lmp"] == 2
+        assert plus["probcut_margin"] != minus["probcut_margin"]
+        assert wplus.get("king")[1] != wminus.get("king")[1]
+        assert wplus.get("runaway")[0] != wminus.get("runaway")[0]
+        # the opening halves and every other weight are the base file's
+        assert wplus.get("king")[0] == wminus.get("king")[0] == base.get("king")[0]
+        changed = [i for i, (a, b) in enumerate(zip(wplus.vector, base.vector, strict=True))
+                   if a != b]
+        assert len(changed) == 2
+    # the first step's engines sit either side of the start, by the same amount
+    plus, minus, wplus, wminus = seen[0]
+    assert wplus.get("king")[1] + wminus.get("king")[1] == 2 * king.start
+    # the end: the tuned weights in a file, the step files gone, a match to confirm
+    tuned = Weights.read(tmp_path / "t.tuned.bin")
+    values = tuner.values()
+    assert tuned.get("king")[1] == values["eval.king.end"]
+    assert tuned.get("runaway")[0] == values["eval.runaway.open"]
+    assert not (tmp_path / "plus.bin").exists() and not (tmp_path / "minus.bin").exists()
+    command = out.getvalue().splitlines()[-1]
+    assert f"lmp=2,probcut_margin={values['probcut_margin']},weights={tmp_path / 't.tuned.bin'}," \
+        in command
+    assert f'"damier:weights={base_file},lmp=2,name=default"' in command
+
+
+def test_eval_weights_are_not_tuned_on_a_ray_cluster() -> None:
+    from damier.tune import match_play_pairs
+
+    params = tuple(parse_params(["eval.king.end=2400,1200,3600,100"]))
+    tune = TuneSettings(params, pairs=2, nodes=300)
+    with pytest.raises(TuneError, match="not on a Ray cluster"):
+        match_play_pairs(tune, address="127.0.0.1:6379")
+    with pytest.raises(TuneError, match="give a directory"):
+        match_play_pairs(tune)

@@ -1,4 +1,5 @@
-"""SPSA tuning of the search's selectivity parameters by self-play game pairs.
+"""SPSA tuning of the search's selectivity parameters, and of the evaluation's hand-named
+terms, by self-play game pairs.
 
 Simultaneous perturbation stochastic approximation (J. C. Spall, "Multivariate
 stochastic approximation using a simultaneous perturbation gradient approximation",
@@ -26,6 +27,17 @@ TuneParam(name='probcut_margin', start=100.0, low=40.0, high=200.0, c_end=10.0,
 >>> engine_values(params, [100.4, 1.5], [1, -1], [10.0, 0.1])
 {'probcut_margin': 110, 'lmr_divisor': 1.4}
 
+The evaluation's terms (``man``, ``king``, ``runaway``...) are tuned the same way, each
+weight by itself: ``eval.TERM.open`` and ``eval.TERM.end`` (the opening and endgame
+weight, in the weight file's units, eighths of a centi-man). Their values start from the
+engine's weights (the variant's shipped ones, or ``weights=FILE`` among the engine
+options), and each engine of a step plays a weights file with its own values
+(:func:`eval_weights`).
+
+>>> p = parse_params(["eval.king.end"], eval_start=lambda name: 2400)[0]
+>>> (p.name, p.start, p.low, p.high, p.c_end, p.integer)
+('eval.king.end', 2400.0, 1200.0, 3600.0, 120.0, True)
+
 The state of a tune is a JSON file, written after every step, so that the same command
 resumes an interrupted tune where it stopped (:class:`Tuner`).
 """
@@ -39,15 +51,27 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from array import array
+from typing import TYPE_CHECKING, Any
 
 from damier.variants import DEFAULT_VARIANT, get_variant
 
-__all__ = ["DEFAULT_PARAMS", "PlayPairs", "Schedule", "StepResult", "TuneError", "TuneParam",
-           "TuneSettings", "Tuner", "engine_values", "match_play_pairs", "parse_params",
+if TYPE_CHECKING:
+    from damier.evalfile import Weights
+
+__all__ = ["DEFAULT_PARAMS", "EVAL_PREFIX", "PlayPairs", "Schedule", "StepResult", "TuneError",
+           "TuneParam", "TuneSettings", "Tuner", "base_weights", "engine_options",
+           "engine_values", "engine_without_weights", "eval_term", "eval_value",
+           "eval_weights", "match_play_pairs", "parse_params", "split_values",
            "tunable_settings"]
 
 STATE_VERSION = 1
+
+# Parameters named eval.TERM.open / eval.TERM.end are weights of the evaluation's terms.
+EVAL_PREFIX = "eval."
+_EVAL_PARTS = ("open", "end")
+# A weight is an int16 of the weights file.
+_WEIGHT_LIMIT = 32767
 
 
 class TuneError(ValueError):
@@ -68,6 +92,31 @@ def tunable_settings() -> dict[str, Any]:
 
     defaults = Engine(hash_mb=1).selectivity
     return {k: v for k, v in defaults.items() if not isinstance(v, bool)}
+
+
+def eval_term(name: str) -> tuple[str, int] | None:
+    """The evaluation term and part (0 opening, 1 endgame) a parameter named
+    ``eval.TERM.open`` or ``eval.TERM.end`` moves; None for a search setting.
+    :class:`TuneError` for an ``eval.`` name that is no term's weight.
+
+    >>> eval_term("eval.king.end"), eval_term("probcut_margin")
+    (('king', 1), None)
+    >>> eval_term("eval.queen.open")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    damier.tune.TuneError: 'eval.queen.open': no evaluation term 'queen'; the terms are: man, ...
+    """
+    if not name.startswith(EVAL_PREFIX):
+        return None
+    from damier._core import EVAL_TERM_NAMES
+
+    term, _, part = name[len(EVAL_PREFIX):].rpartition(".")
+    if part not in _EVAL_PARTS:
+        raise TuneError(f"{name!r}: an evaluation weight is eval.TERM.open or eval.TERM.end")
+    if term not in EVAL_TERM_NAMES:
+        raise TuneError(f"{name!r}: no evaluation term {term!r}; the terms are: "
+                        f"{', '.join(EVAL_TERM_NAMES)}")
+    return term, _EVAL_PARTS.index(part)
 
 
 @dataclass(frozen=True)
@@ -102,6 +151,10 @@ class TuneParam:
         if 2 * self.c_end > self.high - self.low:
             raise TuneError(f"{self.name}: c_end {self.c_end:g} is too large for the bounds "
                             f"{self.low:g}..{self.high:g}")
+        if eval_term(self.name) is not None and (self.low < -_WEIGHT_LIMIT
+                                                 or self.high > _WEIGHT_LIMIT):
+            raise TuneError(f"{self.name}: an evaluation weight stays within "
+                            f"-{_WEIGHT_LIMIT}..{_WEIGHT_LIMIT}")
 
 
 # The parameters tuned when none are named: the numbers of the selectivity that shape
@@ -137,18 +190,33 @@ def _default_params() -> list[TuneParam]:
 DEFAULT_PARAMS = tuple(_DEFAULT_RANGES)
 
 
-def parse_params(texts: Sequence[str]) -> list[TuneParam]:
+def _eval_default(name: str, start: float) -> TuneParam:
+    """An evaluation weight's default range: half its value each way (at least 80, ten
+    centi-men), a twentieth of it as the perturbation at the end (at least 8)."""
+    half = max(abs(start) / 2, 80.0)
+    low = max(-_WEIGHT_LIMIT, start - half)
+    high = min(_WEIGHT_LIMIT, start + half)
+    return TuneParam(name, float(start), float(low), float(high), max(abs(start) / 20, 8.0),
+                     DEFAULT_R_END, True)
+
+
+def parse_params(texts: Sequence[str], *,
+                 eval_start: Callable[[str], float] | None = None) -> list[TuneParam]:
     """Parameters from their texts, ``NAME=START,LOW,HIGH,C_END[,R_END]`` or just ``NAME``
-    (one of :data:`DEFAULT_PARAMS`, with its default settings); none: the default set.
+    (one of :data:`DEFAULT_PARAMS`, with its default settings; or an evaluation weight
+    ``eval.TERM.open|end``, from ``eval_start(NAME)``, its value in the engine's
+    weights, with :func:`_eval_default`'s range); none: the default set.
 
     >>> [p.name for p in parse_params([])][:3]
     ['probcut_margin', 'probcut_depth', 'probcut_reduction']
     >>> parse_params(["lmr_move=2,1,8,1,0.1"])[0].r_end
     0.1
+    >>> parse_params(["eval.runaway.end=208,100,400,10"])[0].integer
+    True
     >>> parse_params(["probcut=1,0,1,1"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    damier.tune.TuneError: 'probcut' is not a numeric selectivity setting; those are: ...
+    damier.tune.TuneError: 'probcut' is not a numeric selectivity setting nor an evaluation ...
     """
     if not texts:
         return _default_params()
@@ -158,12 +226,20 @@ def parse_params(texts: Sequence[str]) -> list[TuneParam]:
     for text in texts:
         name, _, rest = text.partition("=")
         name = name.strip()
-        if name not in tunable:
-            raise TuneError(f"{(name or text)!r} is not a numeric selectivity setting; those "
+        is_eval = eval_term(name) is not None
+        if not is_eval and name not in tunable:
+            raise TuneError(f"{(name or text)!r} is not a numeric selectivity setting nor an "
+                            "evaluation weight (eval.TERM.open or eval.TERM.end); the settings "
                             f"are: {', '.join(sorted(tunable))}")
         if any(p.name == name for p in params):
             raise TuneError(f"{name} is named twice")
         if not rest:
+            if is_eval:
+                if eval_start is None:
+                    raise TuneError(f"{name}: give it as {name}=START,LOW,HIGH,C_END[,R_END] "
+                                    "(no weights to start from)")
+                params.append(_eval_default(name, eval_start(name)))
+                continue
             if name not in defaults:
                 raise TuneError(f"{name} has no default range: give it as "
                                 f"{name}=START,LOW,HIGH,C_END[,R_END]")
@@ -180,7 +256,7 @@ def parse_params(texts: Sequence[str]) -> list[TuneParam]:
         start, low, high, c_end = numbers[:4]
         r_end = numbers[4] if len(numbers) == 5 else DEFAULT_R_END
         params.append(TuneParam(name, start, low, high, c_end, r_end,
-                                isinstance(tunable[name], int)))
+                                is_eval or isinstance(tunable[name], int)))
     for p in params:
         p.check()
     return params
@@ -231,6 +307,97 @@ def spec_options(values: dict[str, int | float]) -> str:
     """
     return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                     for k, v in values.items())
+
+
+def engine_options(engine: str) -> dict[str, Any]:
+    """The options of a tune's ``--engine`` text, as a ``damier:`` engine spec reads
+    them (:class:`TuneError` names what is wrong).
+
+    >>> engine_options("cont_history=1,hash=16")
+    {'cont_history': 1, 'hash': 16}
+    """
+    from damier.match.players import EngineSpecError, parse_engine_spec
+
+    if not isinstance(engine, str):
+        raise TuneError("the engine options are a text (name=value,...)")
+    try:
+        return dict(parse_engine_spec(f"damier:{engine}").option_map)
+    except EngineSpecError as exc:
+        raise TuneError(f"--engine {engine!r}: {str(exc).split(': ', 1)[-1]}") from None
+
+
+def split_values(values: dict[str, int | float]) -> tuple[dict[str, int | float],
+                                                         dict[str, int | float]]:
+    """The search settings and the evaluation weights (``eval.*``) of an engine's values.
+
+    >>> split_values({"probcut_margin": 90, "eval.king.end": 2500})
+    ({'probcut_margin': 90}, {'eval.king.end': 2500})
+    """
+    search = {k: v for k, v in values.items() if eval_term(k) is None}
+    weights = {k: v for k, v in values.items() if eval_term(k) is not None}
+    return search, weights
+
+
+def base_weights(variant: str, weights: str | None = None) -> Weights:
+    """The weights that a tune's evaluation parameters start from and move: the file
+    ``weights`` (the engine option ``weights=FILE``), else the variant's shipped ones."""
+    from damier.engine import read_weights
+    from damier.evalfile import WeightsFileError, shipped_weights
+
+    v = get_variant(variant)
+    if weights:
+        try:
+            w = read_weights(weights)
+        except (OSError, WeightsFileError) as exc:
+            raise TuneError(f"weights={weights}: {exc}") from None
+        if w.variant.name != v.name:
+            raise TuneError(f"weights={weights} holds {w.variant.name} weights, not {v.name}")
+        return w
+    shipped = shipped_weights(v)
+    if shipped is None:
+        raise TuneError(f"{v.name} ships no evaluation weights to tune: give --engine "
+                        "weights=FILE")
+    return shipped
+
+
+def eval_value(weights: Weights, name: str) -> int:
+    """The value of the evaluation parameter ``name`` (``eval.TERM.open|end``) in
+    ``weights``."""
+    term = eval_term(name)
+    if term is None:
+        raise TuneError(f"{name} is not an evaluation weight")
+    return weights.get(term[0])[term[1]]
+
+
+def eval_weights(base: Weights, values: dict[str, int | float]) -> Weights:
+    """A copy of ``base`` with the evaluation weights among ``values`` (the search
+    settings among them are left out)."""
+    from damier.evalfile import Weights as _Weights
+
+    w = _Weights(base.variant, array("h", base.vector))
+    for name, value in values.items():
+        term = eval_term(name)
+        if term is None:
+            continue
+        pair = list(w.get(term[0]))
+        pair[term[1]] = int(round(value))
+        w.set(term[0], pair[0], pair[1])
+    return w
+
+
+def _write_weights(w: Weights, path: Path) -> None:
+    """Writes ``w`` uncompressed (a step's file is read at once; compressing 8 MB of
+    big tables each step would cost more than the games), atomically."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(w.to_bytes(compress=False))
+    os.replace(tmp, path)
+
+
+def engine_without_weights(engine: str) -> str:
+    """The engine options without ``weights=...`` (an evaluation tune gives each engine
+    its own file)."""
+    return ",".join(part for part in engine.split(",")
+                    if part.strip() and part.partition("=")[0].strip() != "weights")
 
 
 @dataclass(frozen=True)
@@ -289,19 +456,22 @@ class TuneSettings:
         for p in self.params:
             p.check()
         self.engine_options()
+        if self.tunes_eval:
+            self.weights()
+
+    @property
+    def tunes_eval(self) -> bool:
+        """Whether evaluation weights are among the parameters."""
+        return any(eval_term(p.name) is not None for p in self.params)
+
+    def weights(self) -> Weights:
+        """The weights the evaluation parameters move (:func:`base_weights`)."""
+        return base_weights(self.variant, self.engine_options().get("weights"))
 
     def engine_options(self) -> dict[str, Any]:
         """The options of ``engine``, read and checked (:class:`TuneError` names what
         is wrong)."""
-        from damier.match.players import EngineSpecError, parse_engine_spec
-
-        if not isinstance(self.engine, str):
-            raise TuneError("the engine options are a text (name=value,...)")
-        try:
-            options = parse_engine_spec(f"damier:{self.engine}").option_map
-        except EngineSpecError as exc:
-            raise TuneError(f"--engine {self.engine!r}: "
-                            f"{str(exc).split(': ', 1)[-1]}") from None
+        options = engine_options(self.engine)
         tuned = {p.name for p in self.params}
         for name in options:
             if name in tuned:
@@ -438,26 +608,58 @@ class Tuner:
 
 def match_play_pairs(settings: TuneSettings, *, concurrency: int = 1,
                      hash_mb: int | None = None, workers: int | None = None,
-                     address: str | None = None) -> PlayPairs:
+                     address: str | None = None,
+                     weights_dir: str | os.PathLike[str] | None = None) -> PlayPairs:
     """A :data:`PlayPairs` that plays damier's engine against itself with
     :func:`damier.match.run_match` (in this process, ``concurrency`` games at once; or,
     with ``workers`` or ``address``, each pair a Ray task: start Ray once before the tune,
     :func:`damier.raytasks.start_ray`, so that the steps share it), each engine with its
-    settings and the tune's limit a move. A game that could not be played stops the tune
+    settings and the tune's limit a move. When the tune moves evaluation weights, each
+    step writes the two engines' weights files into ``weights_dir`` (``plus.bin`` and
+    ``minus.bin``; they must be readable where the games are played, so not on a Ray
+    cluster at ``address``). A game that could not be played stops the tune
     (:class:`TuneError`); Ctrl-C stops it (:class:`KeyboardInterrupt`), the step not
     counted."""
     from damier.match import run_match
 
-    limit = f",nodes={settings.nodes}" if settings.nodes is not None else ""
+    base: Weights | None = None
+    files: dict[str, Path] = {}
+    engine = settings.engine.strip()
+    if settings.tunes_eval:
+        if address is not None:
+            raise TuneError("evaluation weights are tuned through files on this machine: "
+                            "not on a Ray cluster (--address)")
+        if weights_dir is None:
+            raise TuneError("evaluation weights are tuned through files: give a directory "
+                            "for them")
+        directory = Path(weights_dir).resolve()
+        if not directory.is_dir():
+            raise TuneError(f"{directory}: no such directory for the weights files")
+        if any(ch in str(directory) for ch in ",=:"):
+            raise TuneError(f"{directory}: an engine spec cannot name a file in a directory "
+                            "whose path holds ',', '=' or ':'")
+        base = settings.weights()
+        files = {side: directory / f"{side}.bin" for side in ("plus", "minus")}
+        engine = engine_without_weights(engine)
+    fixed = [f"nodes={settings.nodes}"] if settings.nodes is not None else []
     if hash_mb is not None:
-        limit += f",hash={hash_mb}"
-    if settings.engine.strip():
-        limit += f",{settings.engine.strip()}"
+        fixed.append(f"hash={hash_mb}")
+    if engine:
+        fixed.append(engine)
+
+    def spec(side: str, values: dict[str, int | float]) -> str:
+        search, weights = split_values(values)
+        parts = [f"name={side}", *fixed]
+        if search:
+            parts.append(spec_options(search))
+        if base is not None:
+            _write_weights(eval_weights(base, weights), files[side])
+            parts.append(f"weights={files[side]}")
+        return "damier:" + ",".join(parts)
 
     def play(plus: dict[str, int | float], minus: dict[str, int | float],
              openings: list[list[str]], seed: int) -> StepResult:
-        result = run_match(f"damier:name=plus{limit},{spec_options(plus)}",
-                           f"damier:name=minus{limit},{spec_options(minus)}",
+        result = run_match(spec("plus", plus), spec("minus", minus),
                            games=2 * len(openings), movetime=settings.movetime,
                            openings=openings, shuffle_openings=False,
                            concurrency=concurrency, variant=settings.variant, progress=False,

@@ -121,8 +121,8 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     g.add_argument("--pdn", help="write the games to this PDN file")
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--no-progress", action="store_true")
-    t = sub.add_parser("tune", help="tune the search's selectivity numbers by SPSA self-play "
-                                    "(resumable)",
+    t = sub.add_parser("tune", help="tune the search's selectivity numbers and the "
+                                    "evaluation's terms by SPSA self-play (resumable)",
                        description="SPSA: the engine with every parameter moved by +c or -c "
                        "(random signs) plays the engine moved the other way, a few game pairs a "
                        "step, and the parameters follow the result. The state file is written "
@@ -134,7 +134,10 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
                    "perturbation at the end; R_END: the learning rate there, default "
                    f"{_tune.DEFAULT_R_END}) or NAME alone for one of the default set; "
                    "repeat it; none: the default set ("
-                   + ", ".join(_tune.DEFAULT_PARAMS) + ")")
+                   + ", ".join(_tune.DEFAULT_PARAMS) + "). An evaluation weight is "
+                   "eval.TERM.open or eval.TERM.end (e.g. eval.king.end), alone to start "
+                   "from the engine's weights; each step writes the engines' weights to "
+                   "plus.bin and minus.bin beside the state file, and the end STATE.tuned.bin")
     t.add_argument("--pairs", type=int, default=1000, help="game pairs in all (default 1000)")
     t.add_argument("--batch", type=int, default=2, help="game pairs a step (default 2)")
     tlimit = t.add_mutually_exclusive_group()
@@ -165,9 +168,21 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise ValueError("--hash must be at least 1")
     nodes = args.nodes if args.nodes is not None or args.movetime is not None else 100_000
     variant = get_variant(args.variant).name
-    settings = _tune.TuneSettings(params=tuple(_tune.parse_params(args.param)), pairs=args.pairs,
-                                  batch=args.batch, nodes=nodes, movetime=args.movetime,
-                                  variant=variant, seed=args.seed, engine=args.engine.strip())
+    engine = args.engine.strip()
+    base: list[Any] = []
+
+    def eval_start(name: str) -> float:
+        # the engine's weights, read once, when an evaluation weight is named alone
+        if not base:
+            base.append(_tune.base_weights(variant,
+                                           _tune.engine_options(engine).get("weights")))
+        return float(_tune.eval_value(base[0], name))
+
+    settings = _tune.TuneSettings(params=tuple(_tune.parse_params(args.param,
+                                                                  eval_start=eval_start)),
+                                  pairs=args.pairs, batch=args.batch, nodes=nodes,
+                                  movetime=args.movetime, variant=variant, seed=args.seed,
+                                  engine=engine)
     settings.check()
     if args.hash is not None and "hash" in settings.engine_options():
         raise ValueError("--hash and --engine hash=... both set the hash table: give one")
@@ -183,8 +198,11 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         bar.update(values, advance=(r.wins + r.draws + r.losses) // 2,
                    line=f"pair {t.k}/{settings.pairs}: +{r.wins} ={r.draws} -{r.losses}; {values}")
 
+    state = Path(args.state)
+    weights_dir = state.resolve().parent
     play = _tune.match_play_pairs(settings, concurrency=args.concurrency, hash_mb=args.hash,
-                                  workers=args.workers, address=args.address)
+                                  workers=args.workers, address=args.address,
+                                  weights_dir=weights_dir if settings.tunes_eval else None)
     ray: Any = None
     started = False
     try:
@@ -209,8 +227,21 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     limit = (f"--movetime {settings.movetime:g}" if settings.movetime is not None
              else "--movetime 0.1")
     fixed = f"{settings.engine}," if settings.engine else ""
+    search, _ = _tune.split_values(values)
+    tuned = _tune.spec_options(search)
+    tuned_fixed = fixed
+    if settings.tunes_eval:
+        # the tuned weights in a file of their own; the step files go
+        path = state.with_name(state.stem + ".tuned.bin")
+        _tune.eval_weights(settings.weights(), values).write(path)
+        for side in ("plus", "minus"):
+            (weights_dir / f"{side}.bin").unlink(missing_ok=True)
+        out.write(f"the tuned weights: {path}\n")
+        kept = _tune.engine_without_weights(settings.engine)
+        tuned_fixed = f"{kept}," if kept else ""
+        tuned = ",".join(x for x in (tuned, f"weights={path}") if x)
     out.write("test it against the defaults:\n"
-              f"  damier match \"damier:{fixed}{_tune.spec_options(values)},name=tuned\" "
+              f"  damier match \"damier:{tuned_fixed}{tuned},name=tuned\" "
               f"\"damier:{fixed}name=default\" {limit} --games 1000 --concurrency 2 "
               "--sprt 0 10\n")
     return 0
