@@ -238,14 +238,18 @@ def test_stopped_iteration_keeps_a_better_move_it_proved() -> None:
     changes from one depth to the next, some node limits that stop the iteration
     before it ends give the new move (before, they all gave the previous depth's
     move); the result's depth is the last one completed."""
+    # 40 positions of up to 40 random plies searched to depth 10 give 13-24 such
+    # changes of the best move with room for a node limit inside the iteration
+    # (seeds 7-9 with the shipped weights; 10 positions of 30 plies to depth 9 gave
+    # one or two, too few to tell a kept move from chance).
     rng = random.Random(7)
     kept = 0
-    for _ in range(10):
-        board = random_position(rng, "international", 30)
+    for _ in range(40):
+        board = random_position(rng, "international", 40)
         if len(board.legal_moves) < 2:
             continue
         infos: list[SearchInfo] = []
-        Engine(hash_mb=16).search(board, depth=9, info=infos.append)
+        Engine(hash_mb=16).search(board, depth=10, info=infos.append)
         for before, after in zip(infos, infos[1:], strict=False):
             if not (before.pv and after.pv) or before.pv[0] == after.pv[0]:
                 continue
@@ -264,7 +268,7 @@ def test_stopped_iteration_keeps_a_better_move_it_proved() -> None:
                 assert result.depth == before.depth, f"{board.fen()} at {limit} nodes: {result}"
             # (Not found: the new move was proved in the iteration's last 1,024 nodes.)
             kept += found
-    assert kept >= 2, f"only {kept} new best moves were kept by a stopped iteration"
+    assert kept >= 4, f"only {kept} new best moves were kept by a stopped iteration"
 
 
 # ---------------------------------------------------------------------------------------------

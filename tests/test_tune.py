@@ -381,6 +381,23 @@ def test_eval_weights_move_one_weight_of_the_engines_weights() -> None:
     assert base.get("king")[1] != 2500             # and the base is left as it was
 
 
+def test_the_side_to_moves_weight_is_a_parameter_too() -> None:
+    from damier.evalfile import Weights
+    from damier.tune import eval_value, eval_weights
+
+    base = Weights.read(DATA / "eval_international_round5.bin")
+    (side,) = parse_params(["eval.side.end=100,0,300,20"])
+    assert (side.start, side.low, side.high) == (100, 0, 300)
+    moved = eval_weights(base, {"eval.side.open": base.get("side")[0] + 40})
+    assert moved.get("side") == (base.get("side")[0] + 40, base.get("side")[1])
+    assert eval_value(moved, "eval.side.open") == base.get("side")[0] + 40
+    changed = [i for i, (a, b) in enumerate(zip(base.vector, moved.vector, strict=True)) if a != b]
+    assert len(changed) == 1                       # one weight: the side to move's
+    # starting from the engine's weights when no start is given
+    with pytest.raises(TuneError, match="no weights to start from"):
+        parse_params(["eval.side.open"])
+
+
 def test_eval_weights_reach_each_engine_through_its_own_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import damier.match

@@ -97,10 +97,11 @@ def tunable_settings() -> dict[str, Any]:
 def eval_term(name: str) -> tuple[str, int] | None:
     """The evaluation term and part (0 opening, 1 endgame) a parameter named
     ``eval.TERM.open`` or ``eval.TERM.end`` moves; None for a search setting.
-    :class:`TuneError` for an ``eval.`` name that is no term's weight.
+    :class:`TuneError` for an ``eval.`` name that is no term's weight. The terms are
+    the hand-named ones (``EVAL_TERM_NAMES``) and ``side``, the side to move's bonus.
 
-    >>> eval_term("eval.king.end"), eval_term("probcut_margin")
-    (('king', 1), None)
+    >>> eval_term("eval.king.end"), eval_term("eval.side.open"), eval_term("probcut_margin")
+    (('king', 1), ('side', 0), None)
     >>> eval_term("eval.queen.open")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -113,9 +114,9 @@ def eval_term(name: str) -> tuple[str, int] | None:
     term, _, part = name[len(EVAL_PREFIX):].rpartition(".")
     if part not in _EVAL_PARTS:
         raise TuneError(f"{name!r}: an evaluation weight is eval.TERM.open or eval.TERM.end")
-    if term not in EVAL_TERM_NAMES:
+    if term not in EVAL_TERM_NAMES and term != "side":
         raise TuneError(f"{name!r}: no evaluation term {term!r}; the terms are: "
-                        f"{', '.join(EVAL_TERM_NAMES)}")
+                        f"{', '.join(EVAL_TERM_NAMES)} and side (the side to move)")
     return term, _EVAL_PARTS.index(part)
 
 
