@@ -398,6 +398,68 @@ def test_the_side_to_moves_weight_is_a_parameter_too() -> None:
         parse_params(["eval.side.open"])
 
 
+def test_a_tables_scale_multiplies_that_table_and_part_only() -> None:
+    from damier._core import eval_layout
+    from damier.evalfile import Weights
+    from damier.tune import _table_spans, eval_value, eval_weights
+
+    base = Weights.read(DATA / "eval_international_round5.bin")
+    layout = eval_layout(base.variant.index)
+    terms, areas = len(layout["terms"]), layout["patterns"] * layout["pattern_states"]
+    material = layout["material_states"]
+    assert _table_spans(base.variant.index) == {
+        "areas": (terms, areas), "material": (terms + areas, material),
+        "big": (terms + areas + material, layout["big_features"])}
+    assert eval_value(base, "eval.scale.areas.open") == 100
+    moved = eval_weights(base, {"eval.scale.areas.open": 150, "eval.scale.material.end": 0,
+                                "eval.man.open": 700})
+    old, new = base.vector, moved.vector
+    for f in range(layout["features"]):
+        for part in (0, 1):
+            a, b = old[2 * f + part], new[2 * f + part]
+            if terms <= f < terms + areas and part == 0:
+                assert b == max(-32767, min(32767, round(a * 1.5))), (f, a, b)
+            elif terms + areas <= f < terms + areas + material and part == 1:
+                assert b == 0
+            elif f == 0 and part == 0:
+                assert b == 700                             # the man's opening weight
+            else:
+                assert a == b, (f, part)
+    assert any(old[2 * f] for f in range(terms, terms + areas))     # something was scaled
+    assert any(old[2 * f + 1] for f in range(terms + areas, terms + areas + material))
+    # scales start from the base each time: 150 then 100 gives the base back
+    assert eval_weights(base, {"eval.scale.areas.open": 100}).vector == old
+
+
+def test_a_tables_scale_without_numpy_gives_the_same_weights(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from damier.evalfile import Weights
+    from damier.tune import eval_weights
+
+    base = Weights.read(DATA / "eval_international_round5.bin")
+    values = {"eval.scale.areas.end": 73, "eval.scale.material.open": 121}
+    with_numpy = eval_weights(base, values)
+    monkeypatch.setitem(sys.modules, "numpy", None)     # import numpy fails
+    assert eval_weights(base, values) == with_numpy != base
+
+
+@pytest.mark.parametrize("text, message", [
+    ("eval.scale.queens.open", "no table 'queens' to scale; the tables are: areas, material, big"),
+    ("eval.scale.big.middle", "eval.TERM.open or eval.TERM.end"),
+])
+def test_bad_table_scales_are_named(text: str, message: str) -> None:
+    with pytest.raises(TuneError, match=message):
+        parse_params([text])
+
+
+def test_a_tables_scale_has_a_default_range() -> None:
+    (scale,) = parse_params(["eval.scale.big.end"], eval_start=lambda name: 100)
+    assert (scale.start, scale.low, scale.high, scale.c_end, scale.integer) == (
+        100, 50, 150, 5, True)
+
+
 def test_eval_weights_reach_each_engine_through_its_own_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import damier.match

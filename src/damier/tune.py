@@ -67,9 +67,14 @@ __all__ = ["DEFAULT_PARAMS", "EVAL_PREFIX", "PlayPairs", "Schedule", "StepResult
 
 STATE_VERSION = 1
 
-# Parameters named eval.TERM.open / eval.TERM.end are weights of the evaluation's terms.
+# Parameters named eval.TERM.open / eval.TERM.end are weights of the evaluation's terms;
+# eval.scale.TABLE.open / .end scale a whole table of the weights, in percent.
 EVAL_PREFIX = "eval."
 _EVAL_PARTS = ("open", "end")
+_SCALE_PREFIX = "scale."
+# The tables a scale moves: the 4 x 4 area patterns, the material table, the big 4 x 6
+# patterns (``eval_layout``'s sections of the weights, in this order after the terms).
+SCALE_TABLES = ("areas", "material", "big")
 # A weight is an int16 of the weights file.
 _WEIGHT_LIMIT = 32767
 
@@ -98,10 +103,14 @@ def eval_term(name: str) -> tuple[str, int] | None:
     """The evaluation term and part (0 opening, 1 endgame) a parameter named
     ``eval.TERM.open`` or ``eval.TERM.end`` moves; None for a search setting.
     :class:`TuneError` for an ``eval.`` name that is no term's weight. The terms are
-    the hand-named ones (``EVAL_TERM_NAMES``) and ``side``, the side to move's bonus.
+    the hand-named ones (``EVAL_TERM_NAMES``) and ``side``, the side to move's bonus;
+    ``eval.scale.TABLE.open|end`` scales a whole table (:data:`SCALE_TABLES`) by a
+    percentage of its weights in the engine's file.
 
     >>> eval_term("eval.king.end"), eval_term("eval.side.open"), eval_term("probcut_margin")
     (('king', 1), ('side', 0), None)
+    >>> eval_term("eval.scale.big.end")
+    ('scale.big', 1)
     >>> eval_term("eval.queen.open")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -114,6 +123,11 @@ def eval_term(name: str) -> tuple[str, int] | None:
     term, _, part = name[len(EVAL_PREFIX):].rpartition(".")
     if part not in _EVAL_PARTS:
         raise TuneError(f"{name!r}: an evaluation weight is eval.TERM.open or eval.TERM.end")
+    if term.startswith(_SCALE_PREFIX):
+        if term[len(_SCALE_PREFIX):] not in SCALE_TABLES:
+            raise TuneError(f"{name!r}: no table {term[len(_SCALE_PREFIX):]!r} to scale; the "
+                            f"tables are: {', '.join(SCALE_TABLES)}")
+        return term, _EVAL_PARTS.index(part)
     if term not in EVAL_TERM_NAMES and term != "side":
         raise TuneError(f"{name!r}: no evaluation term {term!r}; the terms are: "
                         f"{', '.join(EVAL_TERM_NAMES)} and side (the side to move)")
@@ -193,7 +207,10 @@ DEFAULT_PARAMS = tuple(_DEFAULT_RANGES)
 
 def _eval_default(name: str, start: float) -> TuneParam:
     """An evaluation weight's default range: half its value each way (at least 80, ten
-    centi-men), a twentieth of it as the perturbation at the end (at least 8)."""
+    centi-men), a twentieth of it as the perturbation at the end (at least 8); a table's
+    scale: 50 to 150 percent, 5 at the end."""
+    if _is_scale(name):
+        return TuneParam(name, float(start), 50.0, 150.0, 5.0, DEFAULT_R_END, True)
     half = max(abs(start) / 2, 80.0)
     low = max(-_WEIGHT_LIMIT, start - half)
     high = min(_WEIGHT_LIMIT, start + half)
@@ -361,24 +378,82 @@ def base_weights(variant: str, weights: str | None = None) -> Weights:
     return shipped
 
 
+def _is_scale(name: str) -> bool:
+    term = eval_term(name)
+    return term is not None and term[0].startswith(_SCALE_PREFIX)
+
+
 def eval_value(weights: Weights, name: str) -> int:
     """The value of the evaluation parameter ``name`` (``eval.TERM.open|end``) in
-    ``weights``."""
+    ``weights``; a table's scale is 100 (percent of the weights as they are)."""
     term = eval_term(name)
     if term is None:
         raise TuneError(f"{name} is not an evaluation weight")
+    if term[0].startswith(_SCALE_PREFIX):
+        return 100
     return weights.get(term[0])[term[1]]
+
+
+def _table_spans(variant_index: int) -> dict[str, tuple[int, int]]:
+    """Each table of :data:`SCALE_TABLES`: its first feature and its number of features
+    in the weights (the terms come first, the side to move last)."""
+    from damier._core import eval_layout
+
+    layout = eval_layout(variant_index)
+    first = len(layout["terms"])
+    spans = {}
+    for table, size in zip(SCALE_TABLES, (int(layout["patterns"]) * int(layout["pattern_states"]),
+                                          int(layout["material_states"]),
+                                          int(layout["big_features"])), strict=True):
+        spans[table] = (first, size)
+        first += size
+    if first != int(layout["features"]) - 1:
+        raise AssertionError(f"the weights' layout has {layout['features']} features, "
+                             f"the tables end at {first} (+1 for the side to move)")
+    return spans
+
+
+def _scale_table(vector: array[int], base: array[int], span: tuple[int, int], part: int,
+                 percent: float) -> None:
+    """``vector``'s weights of one part (0 opening, 1 endgame) of a table: ``base``'s
+    times ``percent / 100``, rounded, within int16."""
+    first, size = span
+    lo, hi = 2 * first + part, 2 * (first + size)
+    try:
+        import numpy as np
+    except ImportError:      # numpy comes with the train extra; this is the slow way
+        factor = percent / 100
+        vector[lo:hi:2] = array("h", (max(-_WEIGHT_LIMIT, min(_WEIGHT_LIMIT, round(x * factor)))
+                                      for x in base[lo:hi:2]))
+        return
+    values = np.frombuffer(base, dtype=np.int16)[lo:hi:2].astype(np.float64) * (percent / 100)
+    scaled = np.clip(np.rint(values), -_WEIGHT_LIMIT, _WEIGHT_LIMIT).astype(np.int16)
+    view = np.frombuffer(vector, dtype=np.int16)   # shares vector's memory
+    view[lo:hi:2] = scaled
 
 
 def eval_weights(base: Weights, values: dict[str, int | float]) -> Weights:
     """A copy of ``base`` with the evaluation weights among ``values`` (the search
-    settings among them are left out)."""
+    settings among them are left out); a table's scale multiplies ``base``'s weights of
+    that table and part.
+
+    >>> from damier.evalfile import Weights
+    >>> w = eval_weights(Weights.material("english"), {"eval.king.end": 2500,
+    ...                                                 "eval.scale.areas.open": 90})
+    >>> w.get("king")
+    (2400, 2500)
+    """
     from damier.evalfile import Weights as _Weights
 
     w = _Weights(base.variant, array("h", base.vector))
     for name, value in values.items():
         term = eval_term(name)
         if term is None:
+            continue
+        if term[0].startswith(_SCALE_PREFIX):
+            spans = _table_spans(base.variant.index)
+            _scale_table(w.vector, base.vector, spans[term[0][len(_SCALE_PREFIX):]], term[1],
+                         float(value))
             continue
         pair = list(w.get(term[0]))
         pair[term[1]] = int(round(value))
