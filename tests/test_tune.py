@@ -198,6 +198,8 @@ def test_a_step_that_did_not_play_its_games_is_not_counted(tmp_path: Path) -> No
     ("eval.king", "eval.TERM.open or eval.TERM.end"),
     ("eval.king.end", "no weights to start from"),
     ("eval.king.end=2400,-40000,3000,100", "within -32767..32767"),
+    ("eval.scale.queens.open", "no table 'queens' to scale; the tables are: areas, material, big"),
+    ("eval.scale.big.middle", "eval.TERM.open or eval.TERM.end"),
 ])
 def test_bad_parameters_are_named(text: str, message: str) -> None:
     with pytest.raises(TuneError, match=message):
@@ -443,15 +445,6 @@ def test_a_tables_scale_without_numpy_gives_the_same_weights(
     with_numpy = eval_weights(base, values)
     monkeypatch.setitem(sys.modules, "numpy", None)     # import numpy fails
     assert eval_weights(base, values) == with_numpy != base
-
-
-@pytest.mark.parametrize("text, message", [
-    ("eval.scale.queens.open", "no table 'queens' to scale; the tables are: areas, material, big"),
-    ("eval.scale.big.middle", "eval.TERM.open or eval.TERM.end"),
-])
-def test_bad_table_scales_are_named(text: str, message: str) -> None:
-    with pytest.raises(TuneError, match=message):
-        parse_params([text])
 
 
 def test_a_tables_scale_has_a_default_range() -> None:
