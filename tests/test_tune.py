@@ -8,6 +8,7 @@ import io
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -475,7 +476,7 @@ def test_eval_weights_reach_each_engine_through_its_own_file(
     state = tmp_path / "t.json"
     out, err = io.StringIO(), io.StringIO()
     args = ["tune", str(state), "--param", "eval.king.end", "--param",
-            "eval.runaway.open=150,100,400,10", "--param", "probcut_margin", "--pairs", "2",
+            "eval.king_mobility.open=150,100,400,10", "--param", "probcut_margin", "--pairs", "2",
             "--batch", "1", "--nodes", "300", "--hash", "1", "--engine",
             f"weights={base_file},lmp=2", "--no-progress"]
     assert main(args, out=out, err=err) == 0, err.getvalue()
@@ -487,7 +488,7 @@ def test_eval_weights_reach_each_engine_through_its_own_file(
         assert plus["weights"] != minus["weights"] and plus["lmp"] == minus["lmp"] == 2
         assert plus["probcut_margin"] != minus["probcut_margin"]
         assert wplus.get("king")[1] != wminus.get("king")[1]
-        assert wplus.get("runaway")[0] != wminus.get("runaway")[0]
+        assert wplus.get("king_mobility")[0] != wminus.get("king_mobility")[0]
         # the opening halves and every other weight are the base file's
         assert wplus.get("king")[0] == wminus.get("king")[0] == base.get("king")[0]
         changed = [i for i, (a, b) in enumerate(zip(wplus.vector, base.vector, strict=True))
@@ -500,8 +501,14 @@ def test_eval_weights_reach_each_engine_through_its_own_file(
     tuned = Weights.read(tmp_path / "t.tuned.bin")
     values = tuner.values()
     assert tuned.get("king")[1] == values["eval.king.end"]
-    assert tuned.get("runaway")[0] == values["eval.runaway.open"]
+    assert tuned.get("king_mobility")[0] == values["eval.king_mobility.open"]
     assert not (tmp_path / "plus.bin").exists() and not (tmp_path / "minus.bin").exists()
+    # the trajectory's columns line up under the header, a name longer than 20 letters too
+    table = out.getvalue().splitlines()[1:5]
+    assert [line.split()[0] for line in table] == ["pairs", "eval.king.end",
+                                                    "eval.king_mobility.open", "probcut_margin"]
+    ends = [[m.end() for m in re.finditer(r"\S+", line)][1:4] for line in table]
+    assert ends[1:] == [ends[0]] * 3, table
     command = out.getvalue().splitlines()[-1]
     assert f"lmp=2,probcut_margin={values['probcut_margin']},weights={tmp_path / 't.tuned.bin'}," \
         in command

@@ -220,9 +220,10 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     values = tuner.values()
     out.write(f"tune: {tuner.k} pairs, plus +{tuner.wins} ={tuner.draws} -{tuner.losses}\n")
     marks = _trajectory(tuner)
-    out.write(f"  {'pairs':<20}" + "".join(f"{int(k):>9}" for k, _ in marks) + "\n")
+    width = max([20] + [len(p.name) + 1 for p in settings.params])
+    out.write(f"  {'pairs':<{width}}" + "".join(f"{int(k):>9}" for k, _ in marks) + "\n")
     for i, p in enumerate(settings.params):
-        out.write(f"  {p.name:<20}" + "".join(f"{row[i]:>9.6g}" for _, row in marks)
+        out.write(f"  {p.name:<{width}}" + "".join(f"{row[i]:>9.6g}" for _, row in marks)
                   + f"  -> {values[p.name]}\n")
     limit = (f"--movetime {settings.movetime:g}" if settings.movetime is not None
              else "--movetime 0.1")
