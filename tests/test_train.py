@@ -105,6 +105,54 @@ def test_selfplay_refuses_other_settings_in_the_same_directory(tmp_path: Path) -
     assert summary["new_games"] == 0
 
 
+def test_a_node_spread_draws_each_budget_within_it_and_keeps_chunks_deterministic(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``node_spread`` each move searches a budget drawn within that many
+    percent of ``nodes`` (seeded by the chunk), so the chunk still plays the same
+    games every time; without it every move searches ``nodes``."""
+    budgets: list[int] = []
+    real_play = Engine.play
+
+    def play(self: Engine, board: damier.Board, limit: Limit) -> Any:
+        budgets.append(limit.nodes)
+        return real_play(self, board, limit)
+
+    monkeypatch.setattr(Engine, "play", play)
+    spread = SelfplaySettings(nodes=200, chunk_games=2, max_plies=40, skip_plies=4, node_spread=25)
+    a = play_chunk(spread, 1)
+    first = list(budgets)
+    assert first and all(150 <= n <= 250 for n in first)
+    assert len(set(first)) > len(first) // 2       # drawn, not one value
+    budgets.clear()
+    b = play_chunk(spread, 1)
+    assert budgets == first
+    for key in ("white", "black", "kings", "score", "game"):
+        assert np.array_equal(a[key], b[key]), key
+    budgets.clear()
+    play_chunk(SelfplaySettings(nodes=200, chunk_games=2, max_plies=40, skip_plies=4), 1)
+    assert budgets and set(budgets) == {200}
+
+
+def test_a_run_from_before_node_spread_resumes_and_a_bad_spread_is_refused(
+        tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    selfplay(out, games=2, settings=TINY, backend="local", progress=False)
+    stored = json.loads((out / "selfplay.json").read_text())
+    # the settings file of a run begun before the setting existed
+    del stored["node_spread"]
+    (out / "selfplay.json").write_text(json.dumps(stored))
+    assert selfplay(out, games=2, settings=TINY, backend="local",
+                    progress=False)["new_games"] == 0
+    spread = SelfplaySettings(**dict(TINY.to_dict(), node_spread=10))
+    with pytest.raises(TrainError, match="node_spread: 0 there, 10 now"):
+        selfplay(out, games=2, settings=spread, backend="local", progress=False)
+    for bad in (-1, 101):
+        with pytest.raises(TrainError, match=f"--node-spread is a percentage from 0 to 100, "
+                                             f"not {bad}"):
+            selfplay(tmp_path / "other", games=2, backend="local", progress=False,
+                     settings=SelfplaySettings(**dict(TINY.to_dict(), node_spread=bad)))
+
+
 def _random_positions(n: int, seed: int) -> list[damier.Board]:
     rng = random.Random(seed)
     boards = []

@@ -48,6 +48,10 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     s.add_argument("--chunk-games", type=int, default=20, help="games a task (default 20)")
     s.add_argument("--random-plies", type=int, default=2,
                    help="random plies after the opening (default 2)")
+    s.add_argument("--node-spread", type=int, default=0, metavar="PERCENT",
+                   help="draw each move's node budget within this many percent of --nodes "
+                        "(seeded), so that games that meet in a position part again "
+                        "(default 0: every move searches --nodes)")
     s.add_argument("--weights", help="weights file to play with (default: the shipped weights)")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--backend", choices=("auto", "ray", "local"), default="auto",
@@ -278,7 +282,7 @@ def _gate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _selfplay_command(args: argparse.Namespace, err: TextIO) -> int:
     settings = SelfplaySettings(variant=get_variant(args.variant).name, nodes=args.nodes,
                                 chunk_games=args.chunk_games, random_plies=args.random_plies,
-                                seed=args.seed)
+                                node_spread=args.node_spread, seed=args.seed)
     summary = selfplay(args.out, games=args.games, settings=settings, weights=args.weights,
                        backend=args.backend, address=args.address, workers=args.workers,
                        progress=not args.no_progress, stream=err)
