@@ -26,6 +26,7 @@ from damier.cli import main
 from damier.match import (EngineSpecError, EngineStartError, EngineTimeoutError, MatchResult,
                           elo_from_score, parse_clock, parse_engine_spec, pentanomial_interval,
                           run_match, trinomial_interval)
+from damier.match.journal import read_journal
 from damier.openings import is_fen, load_openings, opening_board, shipped_openings_path
 from damier.pdn import read_games
 from damier.sprt import SPRT
@@ -849,6 +850,58 @@ def test_sprt_state_comes_back_from_the_journal(tmp_path: Path) -> None:
     third = run_match(FASTER, loser(), games=40, openings=openings, progress=False,
                       sprt=SPRT(0, 400), resume=journal)
     assert third.sprt_decision == "H1" and len(third.games) == 10 and third.resumed == 10
+
+
+def test_report_of_a_journal_gives_the_figures_of_the_match_that_wrote_it(
+        tmp_path: Path) -> None:
+    """``damier match --report FILE`` plays nothing and gives the tally, the Elo and
+    the SPRT of the games the journal holds: the same figures as the match itself."""
+    journal = tmp_path / "r.jsonl"
+    openings = [["32-28", "18-23"], ["33-29", "17-21"]]
+    played = run_match(FASTER, loser(), games=6, openings=openings, progress=False, seed=2,
+                       sprt=SPRT(0, 400), resume=journal)
+    before = journal.read_bytes()
+    report = read_journal(journal, sprt=SPRT(0, 400))
+    assert journal.read_bytes() == before                    # read, not written
+    assert (report.wins, report.draws, report.losses) == (played.wins, played.draws,
+                                                          played.losses)
+    assert report.pentanomial == played.pentanomial == (0, 0, 0, 0, 3)
+    assert report.sprt.counts == played.sprt.counts and report.sprt_decision is None
+    assert report.engine_a == played.engine_a and report.engine_b == played.engine_b
+    assert [g.moves for g in report.games] == [g.moves for g in played.games]
+    assert report.seed == 2 and not report.errors
+
+    code, stdout, stderr = run(["match", "--report", str(journal), "--sprt", "0", "400"])
+    assert code == 0, stderr
+    assert f"{played.engine_a} vs {played.engine_b}: 6 games" in stdout
+    assert "6 of them read back from" in stdout
+    assert "pairs [LL, LD, DD+WL, WD, WW]: [0, 0, 0, 0, 3]" in stdout
+    assert f"SPRT {played.sprt.summary()}: no decision" in stdout
+    # an odd --games is no error here: nothing is played
+    code, stdout, _ = run(["match", "--report", str(journal), "--games", "7"])
+    assert code == 0 and "SPRT" not in stdout and "+6 =0 -0" in stdout
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--report", "{missing}"], "--report: {missing}: no such match journal"),
+    (["--report", "{empty}"], "is empty: no match journal"),
+    (["--report", "{other}"], "is not a damier match journal"),
+    (["--report", "{garbage}"], "is not a damier match journal"),
+    ([FASTER, FASTER, "--report", "{empty}"], "--report reads the games of a journal: "
+                                               "give no engines"),
+    ([FASTER], "give engines A and B (or --report FILE"),
+    ([], "give engines A and B (or --report FILE"),
+])
+def test_cli_report_errors(argv: list[str], message: str, tmp_path: Path) -> None:
+    files = {"missing": tmp_path / "none.jsonl", "empty": tmp_path / "empty.jsonl",
+             "other": tmp_path / "other.jsonl", "garbage": tmp_path / "garbage.jsonl"}
+    files["empty"].write_text("", encoding="utf-8")
+    files["other"].write_text('{"hello": 1}\n', encoding="utf-8")
+    files["garbage"].write_text("hello\n", encoding="utf-8")
+    names = {k: str(v) for k, v in files.items()}
+    code, stdout, stderr = run(["match", *(a.format(**names) for a in argv)])
+    assert code == 2 and message.format(**names) in stderr, stderr
+    assert "Traceback" not in stderr and stdout == ""
 
 
 @pytest.mark.parametrize("variant", list(damier.VARIANTS))

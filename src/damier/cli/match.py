@@ -9,6 +9,7 @@ import json
 import math
 from typing import Any, TextIO
 
+from damier.match.journal import read_journal
 from damier.match import (DEFAULT_MAX_PLIES, DEFAULT_MOVETIME, EngineSpecError,
                           EngineStartError, MatchResult, damier_options_help, parse_clock,
                           parse_engine_spec, run_match)
@@ -34,12 +35,14 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
         "--games 20 --movetime 0.1 --pdn games.pdn\n"
         "  damier match damier:weights=new.json damier --games 4000 --sprt 0 10 "
         "--resume new.jsonl\n"
-        "  damier match damier:nodes=20000 damier:level=8 --games 1000 --workers 8\n\n"
+        "  damier match damier:nodes=20000 damier:level=8 --games 1000 --workers 8\n"
+        "  damier match --report new.jsonl --sprt 0 10    (the figures of a journal so far)\n\n"
         "With --sprt the match stops once the test decides "
         "(pentanomial GSPRT, logistic Elo);\nwith --resume, running the same command again "
         "plays only the games the journal lacks.")
-    p.add_argument("engine_a", metavar="A", help="engine A (the report is from its side)")
-    p.add_argument("engine_b", metavar="B", help="engine B")
+    p.add_argument("engine_a", metavar="A", nargs="?",
+                   help="engine A (the report is from its side)")
+    p.add_argument("engine_b", metavar="B", nargs="?", help="engine B")
     p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
     tc = p.add_mutually_exclusive_group()
     tc.add_argument("--movetime", type=float, metavar="S",
@@ -81,6 +84,9 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--address", metavar="HOST:PORT",
                    help="play the game pairs as Ray tasks on the Ray cluster at this address "
                    "(engines start on the workers: Hub commands must exist there)")
+    p.add_argument("--report", metavar="FILE",
+                   help="play nothing: report the games of this journal (--resume's file, of "
+                   "a match running, stopped or ended), with --sprt the test on its pairs")
     p.add_argument("--json", metavar="OUT", help="write the result as JSON to this file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     p.set_defaults(_match_parser=p)
@@ -123,6 +129,10 @@ def match_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _run(args: argparse.Namespace, err: TextIO) -> MatchResult:
     """Checks the arguments and plays the match (progress on ``err``); raises
     :class:`_UsageError` for bad arguments or engines."""
+    if getattr(args, "report", None) is not None:
+        return _report(args)
+    if args.engine_a is None or args.engine_b is None:
+        raise _UsageError("give engines A and B (or --report FILE: the figures of a journal)")
     _check_numbers(args)
     sprt = _sprt(args)
     try:
@@ -164,6 +174,19 @@ def _run(args: argparse.Namespace, err: TextIO) -> MatchResult:
         raise _UsageError(str(exc)) from None
 
 
+def _report(args: argparse.Namespace) -> MatchResult:
+    """``--report FILE``: the result of a journal's games, with ``--sprt`` its test."""
+    if args.engine_a is not None:
+        raise _UsageError("--report reads the games of a journal: give no engines")
+    sprt = _sprt(args, pairs_only=False)
+    try:
+        return read_journal(args.report, sprt=sprt)
+    except OSError as exc:
+        raise _UsageError(f"--report: {exc.filename}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise _UsageError(f"--report: {exc}") from None
+
+
 def _check_numbers(args: argparse.Namespace) -> None:
     """Raises :class:`_UsageError` for a count or a time out of range."""
     if args.games < 1:
@@ -200,8 +223,9 @@ def _ray_options(args: argparse.Namespace) -> tuple[int | None, str | None]:
     return workers, address
 
 
-def _sprt(args: argparse.Namespace) -> SPRT | None:
-    """The SPRT of ``--sprt ELO0 ELO1`` (``--alpha``, ``--beta``), or None."""
+def _sprt(args: argparse.Namespace, *, pairs_only: bool = True) -> SPRT | None:
+    """The SPRT of ``--sprt ELO0 ELO1`` (``--alpha``, ``--beta``), or None;
+    ``pairs_only``: ``--games`` must then be even (a match to play)."""
     sprt_args = getattr(args, "sprt", None)
     alpha, beta = getattr(args, "alpha", None), getattr(args, "beta", None)
     if sprt_args is None:
@@ -213,7 +237,7 @@ def _sprt(args: argparse.Namespace) -> SPRT | None:
                     0.05 if beta is None else beta)
     except ValueError as exc:
         raise _UsageError(f"--sprt: {exc}") from None
-    if args.games % 2:
+    if pairs_only and args.games % 2:
         raise _UsageError(f"--sprt counts game pairs: --games (the most games to play) "
                           f"must be even, got {args.games}")
     return sprt

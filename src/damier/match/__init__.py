@@ -112,7 +112,9 @@ played, and the PDN file, if any, is written again with all of them. A journal
 written with other settings is refused (a :class:`ValueError` naming what
 differs). Only whole lines are written (a game dropped by Ctrl-C is not in
 it); a last line cut short by a crash is ignored with a warning and replaced
-by the next game.
+by the next game. :func:`read_journal` (``damier match --report FILE``) gives the
+result of a journal's games without playing, while its match runs or after it
+stopped, with an SPRT's decision on its complete pairs when given one.
 
 Stopping
 --------
@@ -139,6 +141,7 @@ from __future__ import annotations
 # from here as they were before the package was split (benchmarks, tests).
 from damier.match.clock import CLOCK_TOLERANCE, parse_clock
 from damier.match.journal import JOURNAL_VERSION as JOURNAL_VERSION
+from damier.match.journal import read_journal
 from damier.match.players import (DEFAULT_MOVETIME, EngineCrashError, EngineIllegalMoveError,
                                   EngineSpec, EngineSpecError, EngineStartError,
                                   EngineTimeoutError, Player, make_player, parse_engine_spec)
@@ -157,6 +160,7 @@ from damier.sprt import format_elo as format_elo
 
 __all__ = [
     "run_match",
+    "read_journal",
     "MatchResult",
     "MatchGame",
     "EngineSpec",

@@ -26,10 +26,11 @@ from typing import Any, TextIO
 from damier.engine import Clock
 from damier.match.clock import time_control_text
 from damier.match.players import EngineLike, EngineSpec
-from damier.match.results import MatchGame
+from damier.match.results import MatchGame, MatchResult, _pair_points
+from damier.sprt import SPRT
 from damier.variants import Variant
 
-__all__ = ["JOURNAL_VERSION"]
+__all__ = ["JOURNAL_VERSION", "read_journal"]
 
 JOURNAL_VERSION = 1
 """The format version written in a match journal's first line."""
@@ -211,3 +212,64 @@ class _Journal:
         if self.handle is not None:
             self.handle.close()
             self.handle = None
+
+
+# -- the report of a journal --------------------------------------------------------------------
+
+
+def read_journal(path: str | os.PathLike[str], *, sprt: SPRT | None = None) -> MatchResult:
+    """The result of the games in the match journal at ``path`` (``damier match
+    --resume``'s file), without playing: of a match still running, one stopped, or
+    one that ended. With ``sprt`` (a fresh :class:`damier.sprt.SPRT`), every
+    complete pair is added to it and the result reports its decision on them.
+    :class:`OSError` when the file cannot be read (a missing file is one),
+    :class:`ValueError` naming the line when it is no match journal.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "match.jsonl")
+    >>> journal = _Journal(path, _read_journal(path), {"engine A": "A", "engine B": "B",
+    ...     "time control": {"movetime": 0.1, "clock": None}, "seed": 7})
+    >>> for number, a_white, result in ((1, True, "1-0"), (2, False, "1/2-1/2")):
+    ...     white, black = ("A", "B") if a_white else ("B", "A")
+    ...     journal.add(MatchGame(number, "1.1", 1, [], white, black, a_white, result,
+    ...                           "normal", "x", 30))
+    >>> journal.close()
+    >>> result = read_journal(path, sprt=SPRT(0, 10))
+    >>> result.wins, result.draws, result.losses, result.pentanomial, result.time_control
+    (1, 1, 0, (0, 0, 0, 1, 0), '0.1 s/move')
+    >>> result.sprt.pairs, result.sprt_decision
+    (1, None)
+    >>> os.remove(path)
+    """
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        raise FileNotFoundError(2, "no such match journal", name)
+    contents = _read_journal(name)
+    if contents.settings is None:
+        if contents.warning is not None:
+            raise ValueError(f"{name} is not a damier match journal (its first line is no "
+                             "JSON line of match settings)")
+        raise ValueError(f"{name} is empty: no match journal")
+    settings = contents.settings
+    records = sorted(contents.records, key=lambda r: r.number)
+    name_a, name_b = str(settings.get("engine A", "A")), str(settings.get("engine B", "B"))
+    if records:
+        first = records[0]
+        name_a, name_b = ((first.white, first.black) if first.a_is_white
+                          else (first.black, first.white))
+    control = settings.get("time control")
+    control = control if isinstance(control, dict) else {}
+    movetime, clock = control.get("movetime"), control.get("clock")
+    time_control = (f"{movetime:g} s/move" if isinstance(movetime, (int, float))
+                    else str(clock) if clock else "")
+    seed = settings.get("seed")
+    decision = None
+    if sprt is not None:
+        for _, points in sorted(_pair_points(records).items()):
+            sprt.add_pair(points)
+        decision = sprt.decision
+    # scheduled 0: the journal does not say how many games the match was to play
+    return MatchResult.from_games(name_a, name_b, records, seed=seed if isinstance(seed, int)
+                                  else None, time_control=time_control, sprt=sprt,
+                                  sprt_decision=decision, resumed=len(records),
+                                  journal_path=name, scheduled=0)

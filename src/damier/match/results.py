@@ -161,7 +161,8 @@ class MatchResult:
     WD, WW]``); None when no pair was completed."""
     interrupted: bool = False
     scheduled: int = 0
-    """Games scheduled (with an SPRT: the most games the match could play)."""
+    """Games scheduled (with an SPRT: the most games the match could play); 0 when not
+    known (the report of a journal, :func:`damier.match.journal.read_journal`)."""
     errors: list[str] = field(default_factory=list)
     seed: int | None = None
     pdn_path: str | None = None
@@ -247,7 +248,8 @@ class MatchResult:
         """The report printed at the end of ``damier match``."""
         n = self.games_played
         of = f"at most {self.scheduled}" if self.sprt is not None else str(self.scheduled)
-        lines = [f"{self.engine_a} vs {self.engine_b}: {n} of {of} games"
+        lines = [f"{self.engine_a} vs {self.engine_b}: "
+                 + (f"{n} of {of} games" if self.scheduled else _count(n, "game"))
                  + (" (interrupted)" if self.interrupted else "")
                  + (f", {self.time_control}" if self.time_control else "")
                  + (f", seed {self.seed}" if self.seed is not None else "")]
