@@ -878,8 +878,12 @@ def test_report_of_a_journal_gives_the_figures_of_the_match_that_wrote_it(
     assert "pairs [LL, LD, DD+WL, WD, WW]: [0, 0, 0, 0, 3]" in stdout
     assert f"SPRT {played.sprt.summary()}: no decision" in stdout
     # an odd --games is no error here: nothing is played
-    code, stdout, _ = run(["match", "--report", str(journal), "--games", "7"])
+    out = tmp_path / "r.json"
+    code, stdout, _ = run(["match", "--report", str(journal), "--games", "7", "--json",
+                           str(out)])
     assert code == 0 and "SPRT" not in stdout and "+6 =0 -0" in stdout
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["games"] == 6 and data["scheduled"] is None   # the journal does not say
 
 
 @pytest.mark.parametrize("argv, message", [

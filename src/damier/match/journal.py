@@ -268,8 +268,8 @@ def read_journal(path: str | os.PathLike[str], *, sprt: SPRT | None = None) -> M
         for _, points in sorted(_pair_points(records).items()):
             sprt.add_pair(points)
         decision = sprt.decision
-    # scheduled 0: the journal does not say how many games the match was to play
+    # scheduled None: the journal does not say how many games the match was to play
     return MatchResult.from_games(name_a, name_b, records, seed=seed if isinstance(seed, int)
                                   else None, time_control=time_control, sprt=sprt,
                                   sprt_decision=decision, resumed=len(records),
-                                  journal_path=name, scheduled=0)
+                                  journal_path=name, scheduled=None)

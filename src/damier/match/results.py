@@ -160,8 +160,8 @@ class MatchResult:
     """Complete pairs in which A scored 0, 1/2, 1, 3/2, 2 points (``[LL, LD, DD+WL,
     WD, WW]``); None when no pair was completed."""
     interrupted: bool = False
-    scheduled: int = 0
-    """Games scheduled (with an SPRT: the most games the match could play); 0 when not
+    scheduled: int | None = 0
+    """Games scheduled (with an SPRT: the most games the match could play); None when not
     known (the report of a journal, :func:`damier.match.journal.read_journal`)."""
     errors: list[str] = field(default_factory=list)
     seed: int | None = None
@@ -249,7 +249,8 @@ class MatchResult:
         n = self.games_played
         of = f"at most {self.scheduled}" if self.sprt is not None else str(self.scheduled)
         lines = [f"{self.engine_a} vs {self.engine_b}: "
-                 + (f"{n} of {of} games" if self.scheduled else _count(n, "game"))
+                 + (f"{n} of {of} games" if self.scheduled is not None
+                    else _count(n, "game"))
                  + (" (interrupted)" if self.interrupted else "")
                  + (f", {self.time_control}" if self.time_control else "")
                  + (f", seed {self.seed}" if self.seed is not None else "")]
