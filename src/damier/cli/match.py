@@ -9,10 +9,9 @@ import json
 import math
 from typing import Any, TextIO
 
-from damier.match.journal import read_journal
 from damier.match import (DEFAULT_MAX_PLIES, DEFAULT_MOVETIME, EngineSpecError,
                           EngineStartError, MatchResult, damier_options_help, parse_clock,
-                          parse_engine_spec, run_match)
+                          parse_engine_spec, read_journal, run_match)
 from damier.openings import load_openings
 from damier.sprt import SPRT
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant

@@ -260,8 +260,9 @@ def read_journal(path: str | os.PathLike[str], *, sprt: SPRT | None = None) -> M
     control = settings.get("time control")
     control = control if isinstance(control, dict) else {}
     movetime, clock = control.get("movetime"), control.get("clock")
-    time_control = (f"{movetime:g} s/move" if isinstance(movetime, (int, float))
-                    else str(clock) if clock else "")
+    # a clock is stored as its text already (_match_settings)
+    time_control = (time_control_text(float(movetime), None)
+                    if isinstance(movetime, (int, float)) else str(clock) if clock else "")
     seed = settings.get("seed")
     decision = None
     if sprt is not None:
