@@ -26,7 +26,7 @@ DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
             "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.4509, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
-            "sac_reduce": 0, "cont_history": False, "history_bonus": 100}
+            "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0}
 
 # The numbers of the settings before the first SPSA tune (2026-12-01): tests that compare
 # the tree of an extra setting with the tree without it, node counts recorded or chosen
@@ -39,12 +39,12 @@ PRE_TUNE = {"probcut_margin": 100, "probcut_depth": 5, "probcut_reduction": 3,
 ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singular": False,
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
            "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0, "sac_prune": 0,
-           "sac_reduce": 0, "cont_history": False, "history_bonus": 100}
+           "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
           "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1,
-          "cont_history": True}
+          "cont_history": True, "promo_qsearch": 2}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
@@ -56,7 +56,7 @@ CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
            "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True,
-           "history_bonus": 300}
+           "history_bonus": 300, "promo_qsearch": 2}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -133,6 +133,8 @@ def test_threat_qsearch_takes_a_bool() -> None:
     assert engine.set_selectivity(shot_qsearch=False)["shot_qsearch"] == 0
     assert engine.set_selectivity(cont_history=True)["cont_history"] == 1
     assert engine.set_selectivity(cont_history=False)["cont_history"] == 0
+    assert engine.set_selectivity(promo_qsearch=True)["promo_qsearch"] == 1
+    assert engine.set_selectivity(promo_qsearch=False)["promo_qsearch"] == 0
 
 
 def test_the_continuation_histories_order_the_moves() -> None:
@@ -183,6 +185,27 @@ def test_shot_qsearch_sees_a_shot_beyond_the_horizon(pid: str) -> None:
     assert without.score < found.score
 
 
+def test_promo_qsearch_sees_a_crowning_beyond_the_horizon() -> None:
+    """White to move; Black's man on 41 crowns on 47 unless White's king closes that
+    square (46 holds a White man, and the king on 47 takes nothing: 36 is Black's).
+    A search of one ply ends at Black's quiet leaves, where the evaluation sees a man
+    (its crowning one move away); with ``promo_qsearch`` the crowning is searched
+    there, and the one move that stops it, 33-47, is played."""
+    board = damier.Board("W:W46,37,32,K33,35,34:B41,36,3,4,9,13,14")
+    block = board.parse_move("33-47")
+    found = Engine(hash_mb=1, egdb=False, selectivity={"promo_qsearch": 1}).search(board, depth=1)
+    assert found.best_move == block
+    without = Engine(hash_mb=1, egdb=False, selectivity={"promo_qsearch": 0}).search(board,
+                                                                                   depth=1)
+    assert without.best_move != block
+    # In Antidraughts a crowning is no gain to look for: the setting leaves it alone.
+    anti = damier.Board("W:W46,37,32,K33,35,34:B41,36,3,4,9,13,14", variant="antidraughts")
+    plain = Engine(hash_mb=1, egdb=False).search(anti, depth=3)
+    promo = Engine(hash_mb=1, egdb=False, selectivity={"promo_qsearch": 2}).search(anti, depth=3)
+    assert (promo.best_move, promo.score, promo.nodes) == (plain.best_move, plain.score,
+                                                           plain.nodes)
+
+
 @pytest.mark.parametrize("settings, error", [
     ({"probcut_margin": -1}, ValueError),
     ({"probcut_depth": 1}, ValueError),
@@ -193,6 +216,9 @@ def test_shot_qsearch_sees_a_shot_beyond_the_horizon(pid: str) -> None:
     ({"shot_qsearch": 17}, ValueError),
     ({"shot_qsearch": 1.5}, TypeError),
     ({"shot_margin": -1}, ValueError),
+    ({"promo_qsearch": 3}, ValueError),
+    ({"promo_qsearch": -1}, ValueError),
+    ({"promo_qsearch": 1.0}, TypeError),
     ({"lmr_divisor": 0}, ValueError),
     ({"lmr_move": 0}, ValueError),
     ({"lmr_step": -1}, ValueError),

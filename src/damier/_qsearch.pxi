@@ -32,15 +32,67 @@ cdef int qsearch(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, i
         if count_quiet(g, p) == 0:
             return no_move_score(g, ply)
         if ply < MAXPLY - 3:
-            if qply < s.sel.threat_plies and threatened(g, p):
+            if qply < s.sel.threat_plies and (
+                    threatened(g, p) or (s.sel.promo_qsearch >= 2 and g.goal != GOAL_MISERE
+                                         and crowning_squares(g, p, 1 - p.turn))):
                 return threat_search(s, p, alpha, beta, ply)
             if qply < s.sel.shot_plies:
                 return shot_search(s, p, alpha, beta, ply, qply)
+            if (s.sel.promo_qsearch and g.goal != GOAL_MISERE
+                    and crowning_squares(g, p, p.turn)):
+                return promo_search(s, p, alpha, beta, ply, qply)
         return search_eval(s, p)
     moves = s.buf + ply * MAXMOVES
     n = gen_captures(g, p, moves, &overflow)
     best = -INF
     for i in range(n):
+        child = p[0]
+        make_move(&child, &moves[i])
+        score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1, qply + 1)
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+    return best
+
+
+cdef inline uint64_t crowning_squares(const Geo* g, const Pos* p, int c) noexcept nogil:
+    """The empty squares of the crowning row that a man of colour ``c`` reaches with
+    one non-capturing move (it would be crowned there)."""
+    cdef uint64_t men = p.pieces[c] & ~p.kings
+    cdef uint64_t empty = g.promo[c] & g.mask & ~(p.pieces[0] | p.pieces[1])
+    cdef uint64_t x = 0
+    cdef int d
+    if men == 0 or empty == 0:
+        return 0
+    for d in range(g.mm0[c], g.mm1[c]):
+        x |= sh(g, men, d) & empty
+    return x
+
+
+cdef int promo_search(Searcher* s, const Pos* p, int alpha, int beta, int ply,
+                      int qply) noexcept nogil:
+    """A quiet quiescence leaf where the side to move can crown a man: its static
+    evaluation stands (it need not crown now), and each crowning move is searched,
+    the opponent's captures after it resolved. The evaluation values a man one step
+    from the crowning row as a man (and a runaway one a little more), where the king it
+    becomes is worth some three men: without this, a crowning just past the horizon
+    is missed. Each crowning takes a man off, so these searches end."""
+    cdef CMove* moves
+    cdef Pos child
+    cdef int n, i, score
+    cdef int best = search_eval(s, p)
+    if best >= beta:
+        return best
+    if best > alpha:
+        alpha = best
+    moves = s.buf + ply * MAXMOVES
+    n = gen_quiet(s.g, p, moves, 0)
+    for i in range(n):
+        if not moves[i].promote:
+            continue
         child = p[0]
         make_move(&child, &moves[i])
         score = -qsearch(s, &child, 0, -beta, -alpha, ply + 1, qply + 1)

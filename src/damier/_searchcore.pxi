@@ -171,7 +171,8 @@ cdef class SearchCore:
                         threat_qsearch=None, shot_qsearch=None, shot_margin=None, history=None, lmr_depth=None,
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None,
-                        sac_prune=None, sac_reduce=None, cont_history=None, history_bonus=None):
+                        sac_prune=None, sac_reduce=None, cont_history=None, history_bonus=None,
+                        promo_qsearch=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -233,6 +234,10 @@ cdef class SearchCore:
             sel.sac_prune = _whole(sac_prune, "sac_prune", 0, 63)
         if sac_reduce is not None:
             sel.sac_reduce = _whole(sac_reduce, "sac_reduce", 0, 8)
+        if promo_qsearch is not None:
+            promo_qsearch = (int(promo_qsearch) if isinstance(promo_qsearch, bool)
+                             else promo_qsearch)
+            sel.promo_qsearch = _whole(promo_qsearch, "promo_qsearch", 0, 2)
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -517,7 +522,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin,
             "sac_prune": sel.sac_prune,
             "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history,
-            "history_bonus": sel.history_bonus}
+            "history_bonus": sel.history_bonus, "promo_qsearch": sel.promo_qsearch}
 
 
 cdef int _set_probcut_singular(Selectivity* sel, probcut, probcut_margin, probcut_depth,

@@ -109,6 +109,10 @@ ctypedef struct Selectivity:
     int sac_prune            # at non-PV nodes up to this depth, a late quiet move that gives
                              # the opponent a capture it cannot answer (a man lost) is skipped
     int sac_reduce           # ... and reduced this many plies more at greater depths
+    int promo_qsearch        # at quiet quiescence leaves: 1 the side to move's crowning moves
+                             # are searched (its evaluation stands); 2 also, within
+                             # threat_plies of the horizon, a crowning the opponent threatens
+                             # is searched as a capture threat is (0: off)
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -146,6 +150,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.rfp_margin = 100
     sel.sac_prune = 0
     sel.sac_reduce = 0
+    sel.promo_qsearch = 0
 
 
 ctypedef struct Searcher:

@@ -212,7 +212,7 @@ SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "captu
                      "history",
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
-                     "sac_reduce", "cont_history", "history_bonus")
+                     "sac_reduce", "cont_history", "history_bonus", "promo_qsearch")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -512,6 +512,12 @@ class Engine(EngineAPI):
           (it gives the opponent a capture, and after some capture of it the side has
           none in turn) is skipped at depths up to ``sac_prune`` and reduced
           ``sac_reduce`` plies more at greater depths.
+        - ``promo_qsearch`` (0, 1 or 2; True is 1; 0, off, by default): at a quiet leaf of
+          the quiescence search where the side to move can crown a man, its static
+          evaluation stands and each crowning move is searched too (the evaluation values
+          such a man as a man, the king it becomes as some three men); 2 also searches,
+          within ``threat_qsearch`` plies of the horizon, the quiet moves of a side whose
+          opponent would crown a man with its next move, as a capture threat is searched.
 
         >>> engine = Engine(hash_mb=1)
         >>> engine.set_selectivity(probcut=False)["probcut"]

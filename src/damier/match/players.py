@@ -234,6 +234,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
                   "(0 off)"),
     "sac_reduce": (_int_option(0, 8), "plies more reduction for late moves that lose a man "
                    "(0 off)"),
+    "promo_qsearch": (_int_option(0, 2), "crowning moves searched at quiet quiescence leaves: "
+                      "0 off, 1 the side to move's, 2 and the opponent's threat of one"),
 }
 _DAMIER_OPTIONS.update(_SELECTIVITY_OPTIONS)
 
