@@ -26,7 +26,8 @@ DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
             "lmr_depth": 3,
             "lmr_move": 2, "lmr_divisor": 1.4509, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
-            "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0}
+            "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0,
+            "lmr_threat": 0}
 
 # The numbers of the settings before the first SPSA tune (2026-12-01): tests that compare
 # the tree of an extra setting with the tree without it, node counts recorded or chosen
@@ -39,12 +40,13 @@ PRE_TUNE = {"probcut_margin": 100, "probcut_depth": 5, "probcut_reduction": 3,
 ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singular": False,
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
            "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0, "sac_prune": 0,
-           "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0}
+           "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0,
+            "lmr_threat": 0}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
           "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1,
-          "cont_history": True, "promo_qsearch": 2}
+          "cont_history": True, "promo_qsearch": 2, "lmr_threat": 1}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
@@ -56,7 +58,7 @@ CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
            "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True,
-           "history_bonus": 300, "promo_qsearch": 2}
+           "history_bonus": 300, "promo_qsearch": 2, "lmr_threat": 1}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -217,6 +219,8 @@ def test_promo_qsearch_sees_a_crowning_beyond_the_horizon() -> None:
     ({"shot_qsearch": 1.5}, TypeError),
     ({"shot_margin": -1}, ValueError),
     ({"promo_qsearch": 3}, ValueError),
+    ({"lmr_threat": 9}, ValueError),
+    ({"lmr_threat": True}, TypeError),
     ({"promo_qsearch": -1}, ValueError),
     ({"promo_qsearch": 1.0}, TypeError),
     ({"lmr_divisor": 0}, ValueError),

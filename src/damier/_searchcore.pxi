@@ -172,7 +172,7 @@ cdef class SearchCore:
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None,
                         sac_prune=None, sac_reduce=None, cont_history=None, history_bonus=None,
-                        promo_qsearch=None):
+                        promo_qsearch=None, lmr_threat=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -238,6 +238,8 @@ cdef class SearchCore:
             promo_qsearch = (int(promo_qsearch) if isinstance(promo_qsearch, bool)
                              else promo_qsearch)
             sel.promo_qsearch = _whole(promo_qsearch, "promo_qsearch", 0, 2)
+        if lmr_threat is not None:
+            sel.lmr_threat = _whole(lmr_threat, "lmr_threat", 0, 8)
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -522,7 +524,8 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "iir": sel.iir, "rfp": sel.rfp, "rfp_margin": sel.rfp_margin,
             "sac_prune": sel.sac_prune,
             "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history,
-            "history_bonus": sel.history_bonus, "promo_qsearch": sel.promo_qsearch}
+            "history_bonus": sel.history_bonus, "promo_qsearch": sel.promo_qsearch,
+            "lmr_threat": sel.lmr_threat}
 
 
 cdef int _set_probcut_singular(Selectivity* sel, probcut, probcut_margin, probcut_depth,

@@ -212,7 +212,8 @@ SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "captu
                      "history",
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
-                     "sac_reduce", "cont_history", "history_bonus", "promo_qsearch")
+                     "sac_reduce", "cont_history", "history_bonus", "promo_qsearch",
+                     "lmr_threat")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -484,7 +485,9 @@ class Engine(EngineAPI):
           ``lmr_step`` (0, off, by default): instead, a ply, and two plies from the
           ``lmr_step``-th move searched on (counted from 0). ``lmr_forcing`` (0 to 8; 0,
           off, by default): a move that gives the opponent a capture (an exchange offer,
-          a sacrifice) is reduced that many plies less.
+          a sacrifice) is reduced that many plies less; ``lmr_threat`` (0 to 8; 0, off, by
+          default): a move after which its side would have a capture if it moved again
+          (it threatens one) is reduced that many plies less.
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3
           of non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are
           skipped when they give the opponent no capture.
