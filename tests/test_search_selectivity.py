@@ -27,7 +27,7 @@ DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
             "lmr_move": 2, "lmr_divisor": 1.4509, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
             "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0,
-            "lmr_threat": 0}
+            "lmr_threat": 0, "threat_order": False}
 
 # The numbers of the settings before the first SPSA tune (2026-12-01): tests that compare
 # the tree of an extra setting with the tree without it, node counts recorded or chosen
@@ -41,12 +41,13 @@ ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singul
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
            "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0, "sac_prune": 0,
            "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0,
-            "lmr_threat": 0}
+            "lmr_threat": 0, "threat_order": False}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
           "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1,
-          "cont_history": True, "promo_qsearch": 2, "lmr_threat": 1}
+          "cont_history": True, "promo_qsearch": 2, "lmr_threat": 1,
+          "threat_order": True}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
@@ -58,7 +59,8 @@ CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
            "lmr_depth": 4, "lmr_move": 3, "lmr_divisor": 2.0,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True,
-           "history_bonus": 300, "promo_qsearch": 2, "lmr_threat": 1}
+           "history_bonus": 300, "promo_qsearch": 2, "lmr_threat": 1,
+           "threat_order": True}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -185,6 +187,38 @@ def test_shot_qsearch_sees_a_shot_beyond_the_horizon(pid: str) -> None:
     assert found.best_move == board.parse_move(puzzle.solution[0])
     assert found.score >= 100
     assert without.score < found.score
+
+
+def _parries(board: damier.Board, move: damier.Move) -> bool:
+    """Whether the opponent has no capture after ``move``."""
+    after = board.copy()
+    after.push(move)
+    return not any(reply.captures for reply in after.legal_moves)
+
+
+@pytest.mark.parametrize("fen, threatened", [
+    ("W:W28,31,36,38,41,46,47,48,49,50:B14,19,23,3,4,8", True),
+    ("W:W28,31,36,38,41,46,47,48,49,50:B14,19,3,4,8", False),
+])
+def test_threat_order_puts_the_parries_first(fen: str, threatened: bool) -> None:
+    """Black threatens 23x32 (White's man on 28 has 32 empty behind it); of White's
+    quiet moves 28-22 and 38-32 parry it. With ``threat_order`` a node's quiet moves
+    that parry a threat come first (a fresh engine has no history: the others keep the
+    generator's order); without it, or with no threat, the order is the generator's."""
+    board = damier.Board(fen)
+    for setting in (False, True):
+        core = Engine(hash_mb=1, selectivity={"threat_order": setting})._core
+        core.new_search(board, [], 0, 0)
+        moves = core.root_moves()
+        order = core.move_order()
+        assert sorted(order) == list(range(len(moves)))
+        parries = [i for i, move in enumerate(moves) if _parries(board, move)]
+        if setting and threatened:
+            assert board.notation(moves[parries[0]]) == "28-22"
+            assert {board.notation(moves[i]) for i in parries} == {"28-22", "38-32"}
+            assert order == parries + [i for i in range(len(moves)) if i not in parries]
+        else:
+            assert order == list(range(len(moves)))
 
 
 def test_promo_qsearch_sees_a_crowning_beyond_the_horizon() -> None:

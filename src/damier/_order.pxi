@@ -11,6 +11,7 @@ cdef enum:
     ORDER_CAPTURE = 100000000      # a capture, plus the pieces it takes
     ORDER_KILLER_1 = 90000000      # the node's newest killer
     ORDER_KILLER_2 = 80000000      # its older killer
+    ORDER_PARRY = 1000000          # added to a quiet move that parries a threat (threat_order)
     ORDER_SKIPPED = -2000000000    # a root move left out (multi-PV): never searched
     ORDER_DONE = -2000000001       # a move already picked
 
@@ -65,7 +66,12 @@ cdef inline void order_moves(Searcher* s, const Pos* p, const CMove* moves, int*
     cdef int i
     cdef uint16_t code
     cdef const CMove* m
+    cdef Pos child
     cdef bint cont = s.sel.cont_history and ply > 0
+    # With threat_order, at a node whose opponent threatens a capture (the moves are
+    # quiet: a capture would be compulsory), the quiet moves that parry it (after which
+    # the opponent has none) go before the other quiet moves (not before the killers).
+    cdef bint parry = s.sel.threat_order and n > 0 and not moves[0].ncap and threatened(s.g, p)
     for i in range(n):
         m = &moves[i]
         if i == tt_move:
@@ -82,6 +88,11 @@ cdef inline void order_moves(Searcher* s, const Pos* p, const CMove* moves, int*
                 order[i] = history_of(s, p.turn, m)[0]
                 if cont:
                     order[i] += cont_score(s, p.turn, ply, code)
+                if parry:
+                    child = p[0]
+                    make_move(&child, m)
+                    if not can_capture(s.g, &child):
+                        order[i] += ORDER_PARRY
 
 
 cdef inline void order_root_moves(const Searcher* s, int* order, int n) noexcept nogil:

@@ -172,7 +172,7 @@ cdef class SearchCore:
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None,
                         sac_prune=None, sac_reduce=None, cont_history=None, history_bonus=None,
-                        promo_qsearch=None, lmr_threat=None):
+                        promo_qsearch=None, lmr_threat=None, threat_order=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -240,6 +240,8 @@ cdef class SearchCore:
             sel.promo_qsearch = _whole(promo_qsearch, "promo_qsearch", 0, 2)
         if lmr_threat is not None:
             sel.lmr_threat = _whole(lmr_threat, "lmr_threat", 0, 8)
+        if threat_order is not None:
+            sel.threat_order = 1 if threat_order else 0
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -414,6 +416,22 @@ cdef class SearchCore:
         cdef int n = gen_moves(self.s.g, &self._root, _SCRATCH, 0, &overflow)
         return [_move_from_c(self.s.g, &_SCRATCH[i]) for i in range(n)]
 
+    def move_order(self):
+        """The indices of the root moves (:meth:`root_moves`) in the order the search
+        picks the moves of a node below the root without a TT move (``order_moves`` at
+        ply 1, with the killers and history the core holds now): a view for tests."""
+        cdef int overflow = 0, i
+        cdef int n = gen_moves(self.s.g, &self._root, _SCRATCH, 0, &overflow)
+        cdef int order[MAXMOVES]
+        order_moves(self.s, &self._root, _SCRATCH, order, n, 1, TT_NO_MOVE)
+        picked = []
+        for _ in range(n):
+            i = pick_move(order, n)
+            if i < 0:
+                break
+            picked.append(i)
+        return picked
+
     def set_skip(self, skipped):
         """Leaves the root moves with these indices out of the search (multi-PV)."""
         cdef int i, j
@@ -525,7 +543,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "sac_prune": sel.sac_prune,
             "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history,
             "history_bonus": sel.history_bonus, "promo_qsearch": sel.promo_qsearch,
-            "lmr_threat": sel.lmr_threat}
+            "lmr_threat": sel.lmr_threat, "threat_order": sel.threat_order != 0}
 
 
 cdef int _set_probcut_singular(Selectivity* sel, probcut, probcut_margin, probcut_depth,

@@ -111,6 +111,8 @@ ctypedef struct Selectivity:
     int sac_reduce           # ... and reduced this many plies more at greater depths
     int lmr_threat           # plies less late-move reduction for a quiet move after which its
                              # side would have a capture if it moved again (a threat; 0: off)
+    int threat_order         # at a node under a capture threat, the quiet moves that parry it
+                             # are ordered before the other quiet moves (0: off)
     int promo_qsearch        # at quiet quiescence leaves: 1 the side to move's crowning moves
                              # are searched (its evaluation stands); 2 also, within
                              # threat_plies of the horizon, a crowning the opponent threatens
@@ -154,6 +156,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.sac_reduce = 0
     sel.promo_qsearch = 0
     sel.lmr_threat = 0
+    sel.threat_order = 0
 
 
 ctypedef struct Searcher:

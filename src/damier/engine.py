@@ -213,7 +213,7 @@ SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "captu
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
                      "sac_reduce", "cont_history", "history_bonus", "promo_qsearch",
-                     "lmr_threat")
+                     "lmr_threat", "threat_order")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -501,6 +501,9 @@ class Engine(EngineAPI):
           squared by which a cutoff moves the history scores (``history`` 1 or 2, and the
           continuation histories): the greater, the sooner the bounded scores forget
           older cutoffs.
+        - ``threat_order`` (bool, off by default): at a node whose opponent would have a
+          capture if it were its turn, the quiet moves after which it has none (they
+          parry the threat) are ordered before the other quiet moves, after the killers.
         - ``tt_first`` (bool, off by default): the transposition table's move is searched
           before the other moves are scored.
         - ``iir`` (int, 0 to 63; 0, off, by default): internal iterative reduction: a node

@@ -225,6 +225,7 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
             "depths 1-3 (0 off)"),
     "history_bonus": (_int_option(1, 10000), "percent of depth^2 a cutoff moves the history "
                       "by (100)"),
+    "threat_order": (_switch, "order the moves that parry a capture threat first (on/off)"),
     "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
     "cont_history": (_int_option(0, 2), "continuation histories in the move order: 0 off, "
                      "1 counter-move, 2 and follow-up"),
