@@ -189,16 +189,7 @@ cdef class SearchCore:
         _set_probcut_singular(&sel, probcut, probcut_margin, probcut_depth, probcut_reduction,
                               probcut_percent, probcut_margin_ply, singular, singular_nonpv,
                               singular_depth, singular_margin)
-        if threat_qsearch is not None:
-            threat_qsearch = (int(threat_qsearch) if isinstance(threat_qsearch, bool)
-                              else threat_qsearch)
-            sel.threat_plies = _whole(threat_qsearch, "threat_qsearch", 0, 16)
-        if shot_qsearch is not None:
-            shot_qsearch = (int(shot_qsearch) if isinstance(shot_qsearch, bool)
-                            else shot_qsearch)
-            sel.shot_plies = _whole(shot_qsearch, "shot_qsearch", 0, 16)
-        if shot_margin is not None:
-            sel.shot_margin = _whole(shot_margin, "shot_margin", 0, 10000)
+        _set_quiescence(&sel, threat_qsearch, shot_qsearch, shot_margin, promo_qsearch)
         if history is not None:
             sel.history = _whole(history, "history", 0, 2)
         if lmr_depth is not None:
@@ -234,10 +225,6 @@ cdef class SearchCore:
             sel.sac_prune = _whole(sac_prune, "sac_prune", 0, 63)
         if sac_reduce is not None:
             sel.sac_reduce = _whole(sac_reduce, "sac_reduce", 0, 8)
-        if promo_qsearch is not None:
-            promo_qsearch = (int(promo_qsearch) if isinstance(promo_qsearch, bool)
-                             else promo_qsearch)
-            sel.promo_qsearch = _whole(promo_qsearch, "promo_qsearch", 0, 2)
         if lmr_threat is not None:
             sel.lmr_threat = _whole(lmr_threat, "lmr_threat", 0, 8)
         if threat_order is not None:
@@ -544,6 +531,24 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history,
             "history_bonus": sel.history_bonus, "promo_qsearch": sel.promo_qsearch,
             "lmr_threat": sel.lmr_threat, "threat_order": sel.threat_order != 0}
+
+
+cdef int _set_quiescence(Selectivity* sel, threat_qsearch, shot_qsearch, shot_margin,
+                         promo_qsearch) except -1:
+    """The quiescence settings of ``SearchCore.set_selectivity`` (a bool is 0 or 1 plies),
+    checked and written into ``sel`` (None: unchanged)."""
+    if threat_qsearch is not None:
+        threat_qsearch = int(threat_qsearch) if isinstance(threat_qsearch, bool) else threat_qsearch
+        sel.threat_plies = _whole(threat_qsearch, "threat_qsearch", 0, 16)
+    if shot_qsearch is not None:
+        shot_qsearch = int(shot_qsearch) if isinstance(shot_qsearch, bool) else shot_qsearch
+        sel.shot_plies = _whole(shot_qsearch, "shot_qsearch", 0, 16)
+    if shot_margin is not None:
+        sel.shot_margin = _whole(shot_margin, "shot_margin", 0, 10000)
+    if promo_qsearch is not None:
+        promo_qsearch = int(promo_qsearch) if isinstance(promo_qsearch, bool) else promo_qsearch
+        sel.promo_qsearch = _whole(promo_qsearch, "promo_qsearch", 0, 2)
+    return 0
 
 
 cdef int _set_probcut_singular(Selectivity* sel, probcut, probcut_margin, probcut_depth,
