@@ -320,14 +320,6 @@ cdef inline int extension(const Node* nd, int i) noexcept nogil:
     return nd.ext + (1 if i == nd.sext else 0)
 
 
-cdef inline bint threatens(const Geo* g, const Pos* child) noexcept nogil:
-    """Whether the side that just moved (into ``child``) would have a capture if it
-    were to move again: its move threatens one."""
-    cdef Pos other = child[0]
-    other.turn = 1 - other.turn
-    return can_capture(g, &other)
-
-
 cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int k,
                           int newdepth, const Pos* child, int extra) noexcept nogil:
     """The late-move reduction of the ``k``-th move searched (from 0), a quiet one
@@ -343,7 +335,8 @@ cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int
             r -= 1
         if s.sel.lmr_forcing and r > 0 and can_capture(s.g, child):
             r = r - s.sel.lmr_forcing if r > s.sel.lmr_forcing else 0
-        if s.sel.lmr_threat and r > 0 and threatens(s.g, child):
+        if s.sel.lmr_threat and r > 0 and threatened(s.g, child):
+            # (child's side to move is the opponent: threatened says the mover threatens)
             r = r - s.sel.lmr_threat if r > s.sel.lmr_threat else 0
         if s.sel.history == 2:
             hv = s.history[nd.p.turn][ctz(m.frm)][ctz(m.to)]
