@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from damier.match import (DEFAULT_MAX_PLIES, DEFAULT_MOVETIME, EngineSpecError,
                           EngineStartError, MatchResult, damier_options_help, parse_clock,
                           parse_engine_spec, read_journal, run_match)
+from damier.match.adjudication import Adjudication, DrawAdjudication, LossAdjudication
 from damier.openings import load_openings
 from damier.sprt import SPRT
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
@@ -63,6 +64,12 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--seed", type=int, help="seed of the opening order and engine randomness")
     p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="P",
                    help=f"adjudicate a draw after P plies (default {DEFAULT_MAX_PLIES})")
+    p.add_argument("--adjudicate-draw", nargs="?", const="", metavar="after=P,plies=N,score=CM",
+                   help="a draw from ply P on (default 80) when both engines scored the last N "
+                   "moves (default 8) within CM centi-men (default 20) of level")
+    p.add_argument("--adjudicate-loss", nargs="?", const="", metavar="plies=N,score=CM",
+                   help="a win for the side that both engines scored at least CM centi-men "
+                   "(default 500) ahead over the last N moves (default 8)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="S",
                    help="Hub engines: seconds to wait for an answer beyond the time to think "
                    "(default 10)")
@@ -151,6 +158,7 @@ def _run(args: argparse.Namespace, err: TextIO) -> MatchResult:
             raise _UsageError(f"--clock: {exc}") from None
     openings = _openings(args, variant)
     workers, address = _ray_options(args)
+    adjudication = _adjudication(args)
     try:
         return run_match(spec_a, spec_b, games=args.games, movetime=args.movetime, clock=clock,
                          openings=openings, concurrency=args.concurrency, pdn_path=args.pdn,
@@ -158,7 +166,7 @@ def _run(args: argparse.Namespace, err: TextIO) -> MatchResult:
                          max_plies=args.max_plies, shuffle_openings=not args.sequential,
                          hub_timeout=args.timeout, stream=err, sprt=sprt,
                          resume=getattr(args, "resume", None), workers=workers,
-                         address=address)
+                         address=address, adjudication=adjudication)
     except (EngineSpecError, EngineStartError) as exc:
         raise _UsageError(str(exc)) from None
     except ImportError as exc:   # Ray is not installed
@@ -200,6 +208,24 @@ def _check_numbers(args: argparse.Namespace) -> None:
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise _UsageError(f"--timeout must be positive (a finite number of seconds), "
                           f"got {args.timeout}")
+
+
+def _adjudication(args: argparse.Namespace) -> Adjudication | None:
+    """The rules of ``--adjudicate-draw`` and ``--adjudicate-loss`` (None: neither)."""
+    draw_text = getattr(args, "adjudicate_draw", None)
+    loss_text = getattr(args, "adjudicate_loss", None)
+    if draw_text is None and loss_text is None:
+        return None
+    draw = loss = None
+    try:
+        if draw_text is not None:
+            draw = DrawAdjudication.parse(draw_text)
+        if loss_text is not None:
+            loss = LossAdjudication.parse(loss_text)
+    except ValueError as exc:
+        flag = "--adjudicate-loss" if draw_text is None or draw is not None else "--adjudicate-draw"
+        raise _UsageError(f"{flag}: {str(exc).partition(': ')[2]}") from None
+    return Adjudication(draw, loss)
 
 
 def _ray_options(args: argparse.Namespace) -> tuple[int | None, str | None]:

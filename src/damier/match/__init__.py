@@ -34,7 +34,11 @@ the openings shipped for the variant (International: balanced 4-ply starts),
 shuffled with the match's seed. Each game starts from its opening and is
 played until :meth:`damier.Board.outcome` ends it (no legal move, and every
 draw rule of the variant), or until ``max_plies`` plies (opening included):
-then it is adjudicated a draw (``Termination "adjudication"``).
+then it is adjudicated a draw (``Termination "adjudication"``). With
+``adjudication`` (:mod:`damier.match.adjudication`, ``damier match
+--adjudicate-draw`` and ``--adjudicate-loss``) a game ends earlier when both
+engines' scores agree that it is level (a draw) or that one side is far ahead
+(a win for it), as engine testers end their games.
 
 An engine that plays an illegal move (or none, or text that is no legal move)
 loses the game (``Termination "rules infraction"``); one that crashes or stops

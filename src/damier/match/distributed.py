@@ -23,6 +23,7 @@ from types import FrameType
 from typing import Any
 
 from damier.engine import Clock
+from damier.match.adjudication import Adjudication
 from damier.match.players import (EngineLike, EngineSpec, EngineSpecError, EngineStartError,
                                   Player, make_player)
 from damier.match.referee import _GameTask, _Referee
@@ -53,6 +54,7 @@ class _PairSetup:
     max_plies: int
     seed: int
     hub_timeout: float
+    adjudication: Adjudication | None = None
     name_a: str = "A"
     name_b: str = "B"
     event: str = ""
@@ -69,7 +71,7 @@ class _PairSetup:
     def referee(self) -> _Referee:
         referee = _Referee(variant=get_variant(self.variant), movetime=self.movetime,
                            clock=self.clock, max_plies=self.max_plies, event=self.event,
-                           stop_event=threading.Event())
+                           stop_event=threading.Event(), adjudication=self.adjudication)
         referee.name_a, referee.name_b = self.name_a, self.name_b
         referee.date, referee.site = self.date, self.site
         return referee
@@ -256,7 +258,8 @@ class RayMatchRunner(MatchRunner):
         return _PairSetup(spec_a=self.spec_a, spec_b=self.spec_b, variant=self.variant.name,
                           movetime=self.movetime, clock=self.clock,
                           max_plies=referee.max_plies, seed=self.seed,
-                          hub_timeout=self.hub_timeout, name_a=referee.name_a,
+                          hub_timeout=self.hub_timeout, adjudication=referee.adjudication,
+                          name_a=referee.name_a,
                           name_b=referee.name_b, event=referee.event, date=referee.date,
                           site=referee.site)
 

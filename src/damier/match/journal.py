@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from damier.engine import Clock
+from damier.match.adjudication import Adjudication
 from damier.match.clock import time_control_text
 from damier.match.players import EngineLike, EngineSpec
 from damier.match.results import MatchGame, MatchResult, _pair_points
@@ -51,8 +52,10 @@ def _spec_label(spec: EngineLike) -> str:
 
 def _match_settings(spec_a: EngineLike, spec_b: EngineLike, *, variant: Variant,
                     movetime: float | None, clock: Clock | None, book: list[list[str]],
-                    shuffle: bool, seed: int, max_plies: int) -> dict[str, Any]:
-    """What a journal must agree on with the match that goes on with it."""
+                    shuffle: bool, seed: int, max_plies: int,
+                    adjudication: Adjudication | None = None) -> dict[str, Any]:
+    """What a journal must agree on with the match that goes on with it (a journal
+    written before adjudication was recorded had none)."""
     digest = hashlib.sha256(json.dumps(book, separators=(",", ":")).encode("utf-8"))
     return {"engine A": _spec_label(spec_a), "engine B": _spec_label(spec_b),
             "variant": variant.name,
@@ -61,7 +64,8 @@ def _match_settings(spec_a: EngineLike, spec_b: EngineLike, *, variant: Variant,
                              else None},
             "openings": {"count": len(book), "sha256": digest.hexdigest()[:16]},
             "opening order": "shuffled" if shuffle else "sequential",
-            "seed": seed, "max plies": max_plies}
+            "seed": seed, "max plies": max_plies,
+            "adjudication": adjudication.to_json() if adjudication is not None else None}
 
 
 def _settings_differences(there: dict[str, Any], here: dict[str, Any]) -> list[str]:
@@ -74,6 +78,9 @@ def _settings_differences(there: dict[str, Any], here: dict[str, Any]) -> list[s
             if value.get("movetime") is not None:
                 return f"{value['movetime']:g} s/move"
             return "none"
+        if key == "adjudication":
+            return ("none" if not value else
+                    "; ".join(f"{rule} {text}" for rule, text in dict(value).items()))
         return repr(value)
     return [f"{key} ({show(key, there.get(key))} in the journal, {show(key, here[key])} now)"
             for key in here if there.get(key) != here[key]]

@@ -360,7 +360,12 @@ class Player(Protocol):
     """What a match needs from an engine. ``play`` returns the move (a
     :class:`~damier.Move` or move text, or None for no move) or raises
     :class:`EngineIllegalMoveError`, :class:`EngineTimeoutError` or
-    :class:`EngineCrashError` (any other exception counts as a crash)."""
+    :class:`EngineCrashError` (any other exception counts as a crash).
+
+    A player may also have ``last_score``: the score its last move was played
+    with, in centi-men from its own side (None when it gave none). The match's
+    adjudication (:mod:`damier.match.adjudication`) reads it; a player without it
+    is never adjudicated on scores."""
 
     name: str
 
@@ -402,6 +407,8 @@ class DamierPlayer:
         if selectivity:
             kwargs["selectivity"] = selectivity
         self.engine = Engine(**kwargs)
+        self.last_score: int | None = None
+        """The score of the last move played (centi-men, this side's; see :class:`Player`)."""
 
     def new_game(self) -> None:
         self.engine.new_game()
@@ -416,7 +423,11 @@ class DamierPlayer:
             limits["movetime"] = movetime
         elif self.depth is None and self.nodes is None:
             limits["movetime"] = DEFAULT_MOVETIME
-        return self.engine.search(board, **limits).best_move
+        self.last_score = None
+        result = self.engine.search(board, **limits)
+        if not result.book:
+            self.last_score = result.score
+        return result.best_move
 
     def stop(self) -> None:
         self.engine.stop()
@@ -439,6 +450,9 @@ class HubPlayer:
         self.name = str(reported) if reported else " ".join(spec.command)
         if reported and version:
             self.name = f"{reported} {version}"
+        self.last_score: int | None = None
+        """The score of the last ``info`` line of the last search, in centi-men (None:
+        none given; see :class:`Player`)."""
 
     def new_game(self) -> None:
         self._call(self.engine.new_game)
@@ -447,8 +461,10 @@ class HubPlayer:
              clock: Clock | None) -> Move | str | None:
         if clock is None and movetime is None:
             movetime = DEFAULT_MOVETIME
+        self.last_score = None
         result = self._call(self.engine.search, board, movetime=None if clock else movetime,
                             clock=clock)
+        self.last_score = _hub_score(result.info.get("score"))
         best: Move | None = result.best_move
         if best is not None:
             return best
@@ -480,6 +496,14 @@ class HubPlayer:
             self.engine.quit()
         except Exception:  # noqa: BLE001 - the engine may already be gone
             pass
+
+
+def _hub_score(men: Any) -> int | None:
+    """A Hub ``info score=`` (men, as :class:`damier.hub.HubResult` holds it) in
+    centi-men; None when there is none."""
+    if isinstance(men, bool) or not isinstance(men, (int, float)) or not math.isfinite(men):
+        return None
+    return round(men * 100)
 
 
 class DxpPlayer:

@@ -1,6 +1,7 @@
 """One game of a match, refereed: the two players move in turn from the opening,
 each reply is checked (an illegal move, no move, a crash or a flagged clock loses),
-the game ends with :meth:`damier.Board.outcome` or is adjudicated a draw after
+the game ends with :meth:`damier.Board.outcome`, is adjudicated on the engines' scores
+(:mod:`damier.match.adjudication`, when the match asks for it) or a draw after
 ``max_plies`` plies, and what is kept of it is a :class:`~damier.match.results.MatchGame`.
 
 >>> from damier.match.players import make_player
@@ -25,6 +26,7 @@ from typing import Any
 from damier._core import Move
 from damier.board import Board
 from damier.engine import Clock
+from damier.match.adjudication import Adjudication
 from damier.match.clock import _GameClocks, time_control_text
 from damier.match.players import EngineIllegalMoveError, EngineTimeoutError, Player
 from damier.match.results import MatchGame
@@ -84,16 +86,37 @@ class _Ending:
     reason: str
 
 
+@dataclass
+class _Scores:
+    """The moves of a game played so far by the engines: by White or not, and the
+    score each was played with (the mover's; None: none given)."""
+
+    white_moved: list[bool]
+    scores: list[int | None]
+
+
+def _score_of(player: Player) -> int | None:
+    """The score ``player`` played its last move with (``last_score``; None when
+    it has none, or it is no whole number)."""
+    score = getattr(player, "last_score", None)
+    if isinstance(score, bool) or not isinstance(score, int):
+        return None
+    return score
+
+
 class _Referee:
-    """Plays the games of a match (see :meth:`play`) with its time control and
-    maximum length; ``name_a``, ``name_b`` and ``event`` are set once the first
-    engines have told their names. Setting ``stop_event`` abandons the games."""
+    """Plays the games of a match (see :meth:`play`) with its time control,
+    adjudication and maximum length; ``name_a``, ``name_b`` and ``event`` are set
+    once the first engines have told their names. Setting ``stop_event`` abandons
+    the games."""
 
     def __init__(self, *, variant: Variant, movetime: float | None, clock: Clock | None,
-                 max_plies: int, event: str, stop_event: threading.Event) -> None:
+                 max_plies: int, event: str, stop_event: threading.Event,
+                 adjudication: Adjudication | None = None) -> None:
         self.variant = variant
         self.movetime = movetime
         self.clock = clock
+        self.adjudication = adjudication or Adjudication()
         self.max_plies = max_plies
         self.event = event
         self.stop_event = stop_event
@@ -119,13 +142,14 @@ class _Referee:
                 pass
         clocks = _GameClocks(self.clock)
         failed: set[str] = set()
+        scores = _Scores([], [])
         while True:
             if self.stop_event.is_set():
                 raise _Abandoned()
-            ending = self._ending(board)
+            ending = self._ending(board, scores)
             if ending is None:
                 ending = self._play_move(board, sides[0 if board.turn == WHITE else 1], clocks,
-                                         failed)
+                                         failed, scores)
             if ending is not None:
                 for player in (white, black):  # a player may want to see the end (DXP)
                     game_over = getattr(player, "game_over", None)
@@ -136,7 +160,7 @@ class _Referee:
                             pass
                 return self._record(job, board, white_name, black_name, ending), failed
 
-    def _ending(self, board: Board) -> _Ending | None:
+    def _ending(self, board: Board, scores: _Scores) -> _Ending | None:
         """The end of the game at ``board`` by the rules or by adjudication (None: it goes on)."""
         outcome = board.outcome()
         if outcome is not None:
@@ -144,16 +168,20 @@ class _Referee:
             if outcome.winner is not None and reason == "no legal move":
                 reason = f"{'Black' if outcome.winner == WHITE else 'White'} has no legal move"
             return _Ending(outcome.result(), "normal", reason)
+        adjudged = self.adjudication.ending(len(board.move_stack), scores.white_moved,
+                                            scores.scores)
+        if adjudged is not None:
+            return _Ending(adjudged[0], "adjudication", adjudged[1])
         if len(board.move_stack) >= self.max_plies:
             return _Ending("1/2-1/2", "adjudication",
                            f"draw by adjudication: maximum game length of {self.max_plies} plies")
         return None
 
     def _play_move(self, board: Board, side: _Side, clocks: _GameClocks,
-                   failed: set[str]) -> _Ending | None:
-        """Asks ``side`` for its move and plays it on ``board``; returns the end of
-        the game when the move loses it (and adds the engine to ``failed`` when it
-        must be restarted)."""
+                   failed: set[str], scores: _Scores) -> _Ending | None:
+        """Asks ``side`` for its move and plays it on ``board`` (and its score into
+        ``scores``); returns the end of the game when the move loses it (and adds
+        the engine to ``failed`` when it must be restarted)."""
         move_clock = clocks.for_move(side.index)
         began = time.monotonic()
         reply, failure = self._ask(side, board, move_clock)
@@ -176,6 +204,8 @@ class _Referee:
             return _Ending(side.loss, "time forfeit",
                            f"{side.who()} lost on time ({over:.2f} s over)")
         board.push(move)
+        scores.white_moved.append(side.index == 0)
+        scores.scores.append(_score_of(side.player))
         return None
 
     def _ask(self, side: _Side, board: Board, clock: Clock | None

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from damier.engine import Clock, check_limits
+from damier.match.adjudication import Adjudication
 from damier.match.clock import parse_clock, time_control_text
 from damier.match.journal import (_Journal, _JournalContents, _match_settings, _read_journal,
                                   _settings_differences)
@@ -42,7 +43,8 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
               event: str | None = None, stream: TextIO | None = None,
               sprt: SPRT | None = None,
               resume: str | os.PathLike[str] | None = None,
-              workers: int | None = None, address: str | None = None) -> MatchResult:
+              workers: int | None = None, address: str | None = None,
+              adjudication: Adjudication | None = None) -> MatchResult:
     """Plays ``games`` games between engine A and engine B and returns the result
     from A's point of view (see :mod:`damier.match`).
 
@@ -75,6 +77,9 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
         with ``address``, on at most this many workers of the cluster.
     :param address: play the game pairs as Ray tasks on the Ray cluster at this
         address (``HOST:PORT``, or ``auto``); engines are started on the workers.
+    :param adjudication: end games early on the engines' scores
+        (:mod:`damier.match.adjudication`: a draw when both see the game level, a
+        win when both see one side far ahead); None: only ``max_plies``.
 
     Raises :class:`~damier.match.EngineSpecError` for a bad spec,
     :class:`~damier.match.EngineStartError` when an engine does not start,
@@ -107,7 +112,8 @@ def run_match(engine_a_spec: EngineLike, engine_b_spec: EngineLike, *, games: in
                          event=event, sprt=sprt,
                          journal_path=os.fspath(resume) if resume is not None else None,
                          pdn_path=os.fspath(pdn_path) if pdn_path is not None else None,
-                         progress=progress, stream=stream, **ray_options)
+                         progress=progress, stream=stream, adjudication=adjudication,
+                         **ray_options)
     return runner.run()
 
 
@@ -230,7 +236,8 @@ class MatchRunner:
                  seed: int | None = None, shuffle_openings: bool = True,
                  hub_timeout: float = 10.0, event: str | None = None, sprt: SPRT | None = None,
                  journal_path: str | None = None, pdn_path: str | None = None,
-                 progress: bool = True, stream: TextIO | None = None) -> None:
+                 progress: bool = True, stream: TextIO | None = None,
+                 adjudication: Adjudication | None = None) -> None:
         self.spec_a = spec_a
         self.spec_b = spec_b
         self.games = games
@@ -253,7 +260,8 @@ class MatchRunner:
         self.seed = self._pick_seed(seed)
         self.settings = _match_settings(spec_a, spec_b, variant=variant, movetime=movetime,
                                         clock=clock, book=book, shuffle=shuffle_openings,
-                                        seed=self.seed, max_plies=max_plies)
+                                        seed=self.seed, max_plies=max_plies,
+                                        adjudication=adjudication)
         self._check_journal_settings()
         self.finished: dict[int, MatchGame] = {}
         """The finished games by number (those of the journal first)."""
@@ -282,7 +290,7 @@ class MatchRunner:
         self.bar: _Progress | None = None
         self.referee = _Referee(variant=variant, movetime=movetime, clock=clock,
                                 max_plies=max_plies, event=event or "damier match",
-                                stop_event=self.stop_event)
+                                stop_event=self.stop_event, adjudication=adjudication)
 
     # -- before the games: the seed, the schedule, the journal's games
 
