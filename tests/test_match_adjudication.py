@@ -229,3 +229,60 @@ def test_cli_adjudicates_with_the_defaults_and_given_rules(tmp_path: Path) -> No
 def test_cli_bad_rules_are_clear(flags: list[str], message: str) -> None:
     code, out, err = run(["match", "damier:depth=1", "damier:depth=1", *flags])
     assert code == 2 and message in err and "Traceback" not in err
+
+
+# -- damier train gate and tune ---------------------------------------------------------------
+
+
+def train(argv: list[str]) -> tuple[int, str, str]:
+    from damier.cli.train import main as train_main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = train_main(argv, out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_gate_adjudicates_its_games(tmp_path: Path) -> None:
+    import damier
+    from damier.pdn import read_games
+
+    pdn = tmp_path / "gate.pdn"
+    shipped = Path(damier.__file__).parent / "data" / "eval_international.bin"
+    code, out, err = train(["gate", str(shipped), "--nodes", "300",
+                            "--games", "2", "--no-sprt", "--pdn", str(pdn), "--no-progress",
+                            "--adjudicate-draw", "after=0,plies=2,score=100000"])
+    assert "Traceback" not in err
+    games = list(read_games(pdn))
+    assert len(games) == 2
+    for g in games:
+        opening = g.headers["Opening"].split()
+        assert g.headers["Termination"] == "adjudication"
+        assert int(g.headers["PlyCount"]) == len(opening) + 2
+
+
+def test_tune_keeps_its_rules_and_plays_its_games_with_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import damier.match
+
+    seen: list[object] = []
+    real = damier.match.run_match
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs.get("adjudication"))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(damier.match, "run_match", spy)
+    state = tmp_path / "tune.json"
+    args = ["tune", str(state), "--param", "probcut_margin", "--pairs", "1", "--batch", "1",
+            "--nodes", "300", "--hash", "1", "--no-progress", "--adjudicate-draw", "plies=4"]
+    code, out, err = train(args)
+    assert code == 0, err
+    assert seen == [Adjudication(DrawAdjudication(after=80, plies=4, score=20))]
+    stored = json.loads(state.read_text())["settings"]
+    assert (stored["adjudicate_draw"], stored["adjudicate_loss"]) == \
+        ("after=80,plies=4,score=20", None)
+    code, out, err = train(args[:-2])         # the same tune without the rule: refused
+    assert code == 2 and "adjudicate_draw" in err and "Traceback" not in err
+    code, out, err = train(["tune", str(tmp_path / "t2.json"), "--param", "probcut_margin",
+                            "--adjudicate-loss", "score=0"])
+    assert code == 2 and "--adjudicate-loss: score must be at least 1, got 0" in err

@@ -917,10 +917,12 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
 def gate(new: str, *, against: str | None = None, games: int = 400, nodes: int | None = None,
          movetime: float | None = None, sprt: tuple[float, float] | None = (0.0, 10.0),
          concurrency: int = 1, resume: str | None = None, pdn: str | None = None,
-         seed: int = 1, progress: bool = True, stream: TextIO | None = None) -> Any:
+         seed: int = 1, progress: bool = True, stream: TextIO | None = None,
+         adjudication: Any = None) -> Any:
     """Plays the weights ``new`` against ``against`` (default: the shipped
     weights) in game pairs from :func:`damier.openings.pair_openings` (shuffled with
-    ``seed``), with an SPRT when ``sprt`` is given; returns the
+    ``seed``), with an SPRT when ``sprt`` is given and the games adjudicated by
+    ``adjudication`` (a :class:`damier.match.adjudication.Adjudication`); returns the
     :class:`damier.match.MatchResult`."""
     from damier.match import run_match
     from damier.openings import pair_openings
@@ -939,7 +941,7 @@ def gate(new: str, *, against: str | None = None, games: int = 400, nodes: int |
                      openings=pair_openings(weights.variant, seed), shuffle_openings=False,
                      concurrency=concurrency, variant=weights.variant, progress=progress,
                      seed=seed, pdn_path=pdn, resume=resume, stream=stream,
-                     sprt=SPRT(*sprt) if sprt else None)
+                     sprt=SPRT(*sprt) if sprt else None, adjudication=adjudication)
 
 
 if __name__ == "__main__":  # pragma: no cover - the command line is damier.cli.train

@@ -54,6 +54,7 @@ from pathlib import Path
 from array import array
 from typing import TYPE_CHECKING, Any
 
+from damier.match.adjudication import Adjudication, DrawAdjudication, LossAdjudication
 from damier.variants import DEFAULT_VARIANT, get_variant
 
 if TYPE_CHECKING:
@@ -516,6 +517,11 @@ class TuneSettings:
     variant: str = DEFAULT_VARIANT
     seed: int = 1
     engine: str = ""
+    adjudicate_draw: str | None = None
+    """The games' draw rule (:class:`damier.match.adjudication.DrawAdjudication`'s
+    text; None: none)."""
+    adjudicate_loss: str | None = None
+    """Their loss rule (:class:`~damier.match.adjudication.LossAdjudication`'s text)."""
 
     def check(self) -> None:
         if not self.params:
@@ -532,8 +538,23 @@ class TuneSettings:
         for p in self.params:
             p.check()
         self.engine_options()
+        self.adjudication()
         if self.tunes_eval:
             self.weights()
+
+    def adjudication(self) -> Adjudication | None:
+        """The rules the games are adjudicated by (None: none); :class:`TuneError`
+        for a rule that does not read."""
+        if self.adjudicate_draw is None and self.adjudicate_loss is None:
+            return None
+        try:
+            return Adjudication(
+                DrawAdjudication.parse(self.adjudicate_draw)
+                if self.adjudicate_draw is not None else None,
+                LossAdjudication.parse(self.adjudicate_loss)
+                if self.adjudicate_loss is not None else None)
+        except ValueError as exc:
+            raise TuneError(str(exc)) from None
 
     @property
     def tunes_eval(self) -> bool:
@@ -566,7 +587,9 @@ class TuneSettings:
         params = tuple(TuneParam(**p) for p in d["params"])
         return TuneSettings(params=params, pairs=d["pairs"], batch=d["batch"], nodes=d["nodes"],
                             movetime=d["movetime"], variant=d["variant"], seed=d["seed"],
-                            engine=d.get("engine", ""))
+                            engine=d.get("engine", ""),
+                            adjudicate_draw=d.get("adjudicate_draw"),
+                            adjudicate_loss=d.get("adjudicate_loss"))
 
 
 @dataclass
@@ -739,7 +762,8 @@ def match_play_pairs(settings: TuneSettings, *, concurrency: int = 1,
                            games=2 * len(openings), movetime=settings.movetime,
                            openings=openings, shuffle_openings=False,
                            concurrency=concurrency, variant=settings.variant, progress=False,
-                           seed=seed % (2 ** 31), workers=workers, address=address)
+                           seed=seed % (2 ** 31), workers=workers, address=address,
+                           adjudication=settings.adjudication())
         if result.interrupted:
             raise KeyboardInterrupt
         if result.errors:

@@ -17,7 +17,8 @@ from damier.openings import load_openings
 from damier.sprt import SPRT
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["add_match_parser", "match_command", "usage_error"]
+__all__ = ["add_match_parser", "match_command", "usage_error", "add_adjudication_arguments",
+           "adjudication_of"]
 
 
 def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -64,12 +65,7 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p.add_argument("--seed", type=int, help="seed of the opening order and engine randomness")
     p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="P",
                    help=f"adjudicate a draw after P plies (default {DEFAULT_MAX_PLIES})")
-    p.add_argument("--adjudicate-draw", nargs="?", const="", metavar="after=P,plies=N,score=CM",
-                   help="a draw from ply P on (default 80) when both engines scored the last N "
-                   "moves (default 8) within CM centi-men (default 20) of level")
-    p.add_argument("--adjudicate-loss", nargs="?", const="", metavar="plies=N,score=CM",
-                   help="a win for the side that both engines scored at least CM centi-men "
-                   "(default 500) ahead over the last N moves (default 8)")
+    add_adjudication_arguments(p)
     p.add_argument("--timeout", type=float, default=10.0, metavar="S",
                    help="Hub engines: seconds to wait for an answer beyond the time to think "
                    "(default 10)")
@@ -210,8 +206,20 @@ def _check_numbers(args: argparse.Namespace) -> None:
                           f"got {args.timeout}")
 
 
-def _adjudication(args: argparse.Namespace) -> Adjudication | None:
-    """The rules of ``--adjudicate-draw`` and ``--adjudicate-loss`` (None: neither)."""
+def add_adjudication_arguments(p: argparse.ArgumentParser) -> None:
+    """``--adjudicate-draw`` and ``--adjudicate-loss`` (read by :func:`adjudication_of`);
+    ``damier train gate`` and ``tune`` take them too."""
+    p.add_argument("--adjudicate-draw", nargs="?", const="", metavar="after=P,plies=N,score=CM",
+                   help="a draw from ply P on (default 80) when both engines scored the last N "
+                   "moves (default 8) within CM centi-men (default 20) of level")
+    p.add_argument("--adjudicate-loss", nargs="?", const="", metavar="plies=N,score=CM",
+                   help="a win for the side that both engines scored at least CM centi-men "
+                   "(default 500) ahead over the last N moves (default 8)")
+
+
+def adjudication_of(args: argparse.Namespace) -> Adjudication | None:
+    """The rules of ``--adjudicate-draw`` and ``--adjudicate-loss`` (None: neither);
+    :class:`ValueError` naming the option and what is wrong with it."""
     draw_text = getattr(args, "adjudicate_draw", None)
     loss_text = getattr(args, "adjudicate_loss", None)
     if draw_text is None and loss_text is None:
@@ -224,8 +232,15 @@ def _adjudication(args: argparse.Namespace) -> Adjudication | None:
             loss = LossAdjudication.parse(loss_text)
     except ValueError as exc:
         flag = "--adjudicate-loss" if draw_text is None or draw is not None else "--adjudicate-draw"
-        raise _UsageError(f"{flag}: {str(exc).partition(': ')[2]}") from None
+        raise ValueError(f"{flag}: {str(exc).partition(': ')[2]}") from None
     return Adjudication(draw, loss)
+
+
+def _adjudication(args: argparse.Namespace) -> Adjudication | None:
+    try:
+        return adjudication_of(args)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
 
 
 def _ray_options(args: argparse.Namespace) -> tuple[int | None, str | None]:

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from damier import train as _train
 from damier import tune as _tune
+from damier.cli.match import add_adjudication_arguments, adjudication_of
 from damier.evalfile import Weights, WeightsFileError, shipped_weights
 from damier.openings import pair_openings
 from damier.progress import ProgressBar
@@ -124,6 +125,7 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     g.add_argument("--resume", help="journal of the match (resumes it)")
     g.add_argument("--pdn", help="write the games to this PDN file")
     g.add_argument("--seed", type=int, default=1)
+    add_adjudication_arguments(g)
     g.add_argument("--no-progress", action="store_true")
     t = sub.add_parser("tune", help="tune the search's selectivity numbers and the "
                                     "evaluation's terms by SPSA self-play (resumable)",
@@ -161,6 +163,7 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
                    "(e.g. cont_history=1,hash=16): settings that stay fixed while the "
                    "parameters move")
     t.add_argument("--seed", type=int, default=1)
+    add_adjudication_arguments(t)
     t.add_argument("--no-progress", action="store_true")
     return p
 
@@ -186,7 +189,7 @@ def _tune_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                                                   eval_start=eval_start)),
                                   pairs=args.pairs, batch=args.batch, nodes=nodes,
                                   movetime=args.movetime, variant=variant, seed=args.seed,
-                                  engine=engine)
+                                  engine=engine, **_adjudication_texts(args))
     settings.check()
     if args.hash is not None and "hash" in settings.engine_options():
         raise ValueError("--hash and --engine hash=... both set the hash table: give one")
@@ -267,11 +270,21 @@ def _trajectory(tuner: _tune.Tuner, points: int = 5) -> list[tuple[float, list[f
     return rows
 
 
+def _adjudication_texts(args: argparse.Namespace) -> dict[str, str | None]:
+    """The tune's adjudication rules as its state keeps them (each rule's full text)."""
+    rules = adjudication_of(args)
+    draw = rules.draw if rules is not None else None
+    loss = rules.loss if rules is not None else None
+    return {"adjudicate_draw": draw.text() if draw is not None else None,
+            "adjudicate_loss": loss.text() if loss is not None else None}
+
+
 def _gate_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     result = gate(args.new, against=args.against, games=args.games, nodes=args.nodes,
                   movetime=args.movetime, sprt=None if args.no_sprt else tuple(args.sprt),
                   concurrency=args.concurrency, resume=args.resume, pdn=args.pdn, seed=args.seed,
-                  progress=not args.no_progress, stream=err)
+                  progress=not args.no_progress, stream=err,
+                  adjudication=adjudication_of(args))
     out.write(result.summary() + "\n")
     decision = result.sprt.decision if result.sprt is not None else None
     accepted = decision == "H1" or (decision is None and result.elo_interval[0] > 0)
