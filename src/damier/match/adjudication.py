@@ -41,6 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from damier.match.options import split_options
+
 __all__ = ["DrawAdjudication", "LossAdjudication", "Adjudication"]
 
 
@@ -49,28 +51,17 @@ def _parse_fields(text: str, what: str, defaults: dict[str, int],
     """``key=value,...`` over ``defaults`` (whole numbers of at least ``lows``);
     :class:`ValueError` naming the bad part."""
     values = dict(defaults)
-    seen: set[str] = set()
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        key, eq, value = item.partition("=")
-        key = key.strip().lower()
-        if not eq:
-            raise ValueError(f"{what}: {item!r} needs a value (key=value)")
-        if key not in defaults:
-            raise ValueError(f"{what}: unknown key {key!r}; the keys are "
-                             + ", ".join(defaults))
-        if key in seen:
-            raise ValueError(f"{what}: {key} given twice")
-        seen.add(key)
+
+    def fail(message: str) -> ValueError:
+        return ValueError(f"{what}: {message}")
+
+    for key, value in split_options(text, defaults, "key", fail):
         try:
-            number = int(value.strip())
+            number = int(value)
         except ValueError:
-            raise ValueError(f"{what}: {key} must be a whole number, got {value.strip()!r}"
-                             ) from None
+            raise fail(f"{key} must be a whole number, got {value!r}") from None
         if number < lows[key]:
-            raise ValueError(f"{what}: {key} must be at least {lows[key]}, got {number}")
+            raise fail(f"{key} must be at least {lows[key]}, got {number}")
         values[key] = number
     return values
 

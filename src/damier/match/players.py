@@ -23,6 +23,7 @@ from damier.board import Board
 from damier.book import DEFAULT_MARGIN
 from damier.egdb import DEFAULT_ENGINE_PIECES
 from damier.engine import INFINITE_DEPTH, MAX_NODES, Clock
+from damier.match.options import split_options
 
 __all__ = [
     "DEFAULT_MOVETIME",
@@ -328,21 +329,10 @@ def _damier_options(text: str, fail: Callable[[str], EngineSpecError]) -> dict[s
     options: dict[str, Any] = {}
     if not text.strip():
         return options
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        name, eq, value = item.partition("=")
-        name = name.strip().lower()
-        if not eq:
-            raise fail(f"option {item!r} needs a value (option=value)")
-        if name not in _DAMIER_OPTIONS:
-            raise fail(f"unknown option {name!r}; the options are " + ", ".join(_DAMIER_OPTIONS))
-        if name in options:
-            raise fail(f"option {name} given twice")
+    for name, value in split_options(text, _DAMIER_OPTIONS, "option", fail):
         convert = _DAMIER_OPTIONS[name][0]
         try:
-            options[name] = convert(value.strip())
+            options[name] = convert(value)
         except ValueError as err:
             raise fail(f"option {name} {err}") from None
     return options
