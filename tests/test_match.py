@@ -10,6 +10,7 @@ import io
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -23,6 +24,8 @@ import pytest
 import damier
 from damier import Board, Move
 from damier.cli import main
+from damier.engine import Engine
+from damier.engine_types import format_score
 from damier.match import (EngineSpecError, EngineStartError, EngineTimeoutError, MatchResult,
                           elo_from_score, parse_clock, parse_engine_spec, pentanomial_interval,
                           run_match, trinomial_interval)
@@ -232,6 +235,88 @@ def test_two_game_match_writes_pdn_that_reads_back(tmp_path: Path) -> None:
         if record.termination == "normal":
             assert board.outcome() is not None
             assert board.outcome().result() == record.result
+
+
+EVAL_COMMENT = re.compile(r"^([+-]\d+\.\d\d|win in \d+|loss in \d+)/(\d+) (\d+\.\d\d)s(; .*)?$")
+
+
+def test_each_engine_move_carries_its_score_depth_and_time(tmp_path: Path) -> None:
+    # FAST searches 2 plies, FASTER 1: each engine move's PDN comment gives the score
+    # and the depth the engine played it with and the seconds it took
+    out = tmp_path / "evals.pdn"
+    result = run_match(FAST, FASTER, games=2, pdn_path=out, progress=False, seed=7,
+                       max_plies=60)
+    depth_of = {"damier:depth=2,hash=1": 2, "damier:depth=1,hash=1": 1}
+    for game, record in zip(read_games(out), result.games, strict=True):
+        nodes = list(game.mainline())
+        opening = len(record.opening)
+        assert nodes[opening - 1].comment == "end of opening"
+        assert len(record.evals) == record.plies - opening
+        for node in nodes[opening:]:
+            found = EVAL_COMMENT.match(node.comment)
+            assert found, node.comment
+            before = node.parent.board()
+            mover = game.headers["White" if before.turn == damier.WHITE else "Black"]
+            depth = int(found.group(2))
+            # a forced move is searched a ply only; otherwise the engine's depth
+            if len(list(before.legal_moves)) > 1:
+                assert depth == depth_of[mover], (mover, node.comment)
+            else:
+                assert 1 <= depth <= depth_of[mover]
+            # the score is what a fresh engine finds at that depth, from the mover's side
+            fresh = Engine(hash_mb=1).search(before, depth=depth)
+            assert found.group(1) == format_score(fresh.score), node.comment
+        assert nodes[-1].comment.endswith("; " + record.reason)
+
+
+def test_the_journal_keeps_the_engines_evaluations(tmp_path: Path) -> None:
+    journal = tmp_path / "evals.jsonl"
+    first = run_match(NODES, FASTER, games=2, progress=False, seed=21, max_plies=40,
+                      resume=journal)
+    lines = journal_games(journal)
+    for line, record in zip(lines, first.games, strict=True):
+        assert len(line["evals"]) == record.plies - len(record.opening)
+        for item, move_eval in zip(line["evals"], record.evals, strict=True):
+            assert item[:2] == [move_eval.score, move_eval.depth]
+            assert item[2] == round(move_eval.seconds * 1000)
+    # games read back write the same comments into the PDN as when they were played
+    pdn = tmp_path / "again.pdn"
+    again = run_match(NODES, FASTER, games=2, progress=False, max_plies=40, resume=journal,
+                      pdn_path=pdn)
+    assert again.resumed == 2
+    for game, record in zip(read_games(pdn), first.games, strict=True):
+        assert [n.comment for n in game.mainline()] == [
+            n.comment for n in record.game.mainline()]
+
+
+def test_a_journal_without_evaluations_still_reads(tmp_path: Path) -> None:
+    # journals written before the evaluations were kept have no "evals"
+    journal = tmp_path / "old.jsonl"
+    run_match(NODES, FASTER, games=2, progress=False, seed=9, max_plies=40, resume=journal)
+    items = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    for item in items[1:]:
+        del item["evals"]
+    journal.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    result = read_journal(journal)
+    assert len(result.games) == 2 and all(g.evals == [] for g in result.games)
+    comments = [n.comment for n in result.games[0].game.mainline()]
+    assert comments[:len(result.games[0].opening) - 1] == [""] * (len(result.games[0].opening)
+                                                                  - 1)
+    assert all(c == "" for c in comments[len(result.games[0].opening):-1])
+
+
+@pytest.mark.parametrize("evals", ['"none"', '[[1, 2]]', '[[1, 2, -5]]', '[[1.5, 2, 10]]',
+                                   '[[1, 2, 10, false]]', '[[true, 2, 10]]'])
+def test_a_journal_with_bad_evaluations_is_refused(tmp_path: Path, evals: str) -> None:
+    journal = tmp_path / "bad.jsonl"
+    run_match(NODES, FASTER, games=2, progress=False, seed=9, max_plies=40, resume=journal)
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    item = json.loads(lines[1])
+    item["evals"] = json.loads(evals)
+    lines[1] = json.dumps(item)
+    journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2 is not a game of a match journal"):
+        read_journal(journal)
 
 
 def test_colours_alternate_per_opening(tmp_path: Path) -> None:
@@ -511,6 +596,11 @@ def test_cli_match_against_damier_hub(tmp_path: Path, monkeypatch: pytest.Monkey
     assert len(games) == 2
     assert all(g.headers["Termination"] in ("normal", "adjudication") for g in games), \
         [g.end().comment for g in games]
+    # the Hub engine's moves carry the score and depth of its last info line too
+    for game in games:
+        opening = len(game.headers["Opening"].split())
+        for node in list(game.mainline())[opening:]:
+            assert EVAL_COMMENT.match(node.comment), node.comment
 
 
 @pytest.mark.skipif(shutil.which("dame") is None, reason="dame (dame-rs) is not installed")

@@ -122,7 +122,9 @@ def test_a_level_game_is_drawn_as_soon_as_the_rule_holds() -> None:
     for g in result.games:
         assert (g.termination, g.plies) == ("adjudication", 10)
         assert "both engines scored the last 4 moves within 0.00 men of level" in g.reason
-        assert g.game.end().comment == g.reason
+        # the last move's comment: its score (level) and time, then why the game ended
+        assert g.game.end().comment.startswith("+0.00 ")
+        assert g.game.end().comment.endswith("s; " + g.reason)
 
 
 def test_the_draw_waits_for_the_last_moves_to_be_level() -> None:

@@ -154,7 +154,7 @@ from damier.match.players import EngineLike as EngineLike
 from damier.match.players import HubPlayer as HubPlayer
 from damier.match.players import damier_options_help as damier_options_help
 from damier.match.referee import DEFAULT_MAX_PLIES
-from damier.match.results import MatchGame, MatchResult
+from damier.match.results import MatchGame, MatchResult, MoveEval
 from damier.match.runner import run_match
 from damier.sprt import SPRT as SPRT
 from damier.sprt import EloEstimate as EloEstimate
@@ -167,6 +167,7 @@ __all__ = [
     "read_journal",
     "MatchResult",
     "MatchGame",
+    "MoveEval",
     "EngineSpec",
     "EngineSpecError",
     "EngineStartError",

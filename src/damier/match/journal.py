@@ -4,7 +4,9 @@ everything its :class:`~damier.match.results.MatchGame` holds, each written whol
 flushed to disk as the game ends.
 
 >>> import os, shutil, tempfile
->>> record = MatchGame(1, "1.1", 1, ["32-28"], "A", "B", True, "1-0", "normal", "x", 3)
+>>> record = MatchGame(1, "1.1", 1, ["32-28"], "A", "B", True, "1-0", "normal", "x", 3,
+...                    moves="32-28 19-23 28x19",
+...                    evals=[MoveEval(-40, 9, 0.1), MoveEval(None, None, 0.1)])
 >>> path = os.path.join(tempfile.mkdtemp(), "match.jsonl")
 >>> journal = _Journal(path, _read_journal(path), {"seed": 1})
 >>> journal.add(record); journal.close()
@@ -27,7 +29,7 @@ from damier.engine import Clock
 from damier.match.adjudication import Adjudication
 from damier.match.clock import time_control_text
 from damier.match.players import EngineLike, EngineSpec
-from damier.match.results import MatchGame, MatchResult, _pair_points
+from damier.match.results import MatchGame, MatchResult, MoveEval, _pair_points
 from damier.sprt import SPRT
 from damier.variants import Variant
 
@@ -96,13 +98,19 @@ _GAME_FIELDS = ("number", "round", "pair", "opening", "white", "black", "a_is_wh
 def _game_line(record: MatchGame) -> str:
     data: dict[str, Any] = {"type": "game"}
     data.update((name, getattr(record, name)) for name in _GAME_FIELDS)
+    if record.evals:
+        data["evals"] = [item.to_json() for item in record.evals]
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _game_from_line(data: dict[str, Any], where: str) -> MatchGame:
     try:
         record = MatchGame(**{name: data[name] for name in _GAME_FIELDS})
-    except (KeyError, TypeError) as err:
+        evals = data.get("evals", [])
+        if not isinstance(evals, list):
+            raise TypeError("evals is not a list")
+        record.evals = [MoveEval.from_json(item) for item in evals]
+    except (KeyError, TypeError, ValueError) as err:
         raise ValueError(f"{where} is not a game of a match journal ({err})") from None
     if (not isinstance(record.number, int) or record.number < 1
             or not isinstance(record.pair, int) or record.result not in ("1-0", "0-1", "1/2-1/2")

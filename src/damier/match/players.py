@@ -355,7 +355,9 @@ class Player(Protocol):
     A player may also have ``last_score``: the score its last move was played
     with, in centi-men from its own side (None when it gave none). The match's
     adjudication (:mod:`damier.match.adjudication`) reads it; a player without it
-    is never adjudicated on scores."""
+    is never adjudicated on scores. ``last_depth`` (the depth of that search) and
+    ``last_book`` (True: the move came from a book) go with it into the games'
+    records (:class:`damier.match.results.MoveEval`)."""
 
     name: str
 
@@ -399,6 +401,10 @@ class DamierPlayer:
         self.engine = Engine(**kwargs)
         self.last_score: int | None = None
         """The score of the last move played (centi-men, this side's; see :class:`Player`)."""
+        self.last_depth: int | None = None
+        """The depth of the last move's search (None: a book move)."""
+        self.last_book = False
+        """Whether the last move came from the opening book."""
 
     def new_game(self) -> None:
         self.engine.new_game()
@@ -413,10 +419,12 @@ class DamierPlayer:
             limits["movetime"] = movetime
         elif self.depth is None and self.nodes is None:
             limits["movetime"] = DEFAULT_MOVETIME
-        self.last_score = None
+        self.last_score = self.last_depth = None
         result = self.engine.search(board, **limits)
+        self.last_book = result.book
         if not result.book:
             self.last_score = result.score
+            self.last_depth = result.depth
         return result.best_move
 
     def stop(self) -> None:
@@ -443,6 +451,8 @@ class HubPlayer:
         self.last_score: int | None = None
         """The score of the last ``info`` line of the last search, in centi-men (None:
         none given; see :class:`Player`)."""
+        self.last_depth: int | None = None
+        """The depth of that ``info`` line (None: none given)."""
 
     def new_game(self) -> None:
         self._call(self.engine.new_game)
@@ -451,10 +461,12 @@ class HubPlayer:
              clock: Clock | None) -> Move | str | None:
         if clock is None and movetime is None:
             movetime = DEFAULT_MOVETIME
-        self.last_score = None
+        self.last_score = self.last_depth = None
         result = self._call(self.engine.search, board, movetime=None if clock else movetime,
                             clock=clock)
         self.last_score = _hub_score(result.info.get("score"))
+        depth = result.info.get("depth")
+        self.last_depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else None
         best: Move | None = result.best_move
         if best is not None:
             return best

@@ -12,6 +12,8 @@ the game ends with :meth:`damier.Board.outcome`, is adjudicated on the engines' 
 >>> record, failed = referee.play(_GameTask(1, 1, 1, ("32-28",), True), a, b)
 >>> record.result, record.termination, record.plies, record.round, failed
 ('1/2-1/2', 'adjudication', 6, '1.1', set())
+>>> len(record.evals), record.evals[0].depth    # the five moves after the opening
+(5, 1)
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from damier.engine import Clock
 from damier.match.adjudication import Adjudication
 from damier.match.clock import _GameClocks, time_control_text
 from damier.match.players import EngineIllegalMoveError, EngineTimeoutError, Player
-from damier.match.results import MatchGame
+from damier.match.results import MatchGame, MoveEval
 from damier.openings import is_fen, opening_board
 from damier.pdn import Game, set_game_tags
 from damier.piece import WHITE
@@ -88,20 +90,33 @@ class _Ending:
 
 @dataclass
 class _Scores:
-    """The moves of a game played so far by the engines: by White or not, and the
-    score each was played with (the mover's; None: none given)."""
+    """The moves of a game played so far by the engines: by White or not, the
+    score each was played with (the mover's; None: none given) and what the engine
+    said of it (:class:`MoveEval`)."""
 
     white_moved: list[bool]
     scores: list[int | None]
+    evals: list[MoveEval]
+
+
+def _whole(player: Player, name: str) -> int | None:
+    """``player``'s attribute ``name`` when it is a whole number (else None)."""
+    value = getattr(player, name, None)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
 
 
 def _score_of(player: Player) -> int | None:
     """The score ``player`` played its last move with (``last_score``; None when
     it has none, or it is no whole number)."""
-    score = getattr(player, "last_score", None)
-    if isinstance(score, bool) or not isinstance(score, int):
-        return None
-    return score
+    return _whole(player, "last_score")
+
+
+def _eval_of(player: Player, seconds: float) -> MoveEval:
+    """What ``player`` said of the move it just played in ``seconds``."""
+    return MoveEval(_score_of(player), _whole(player, "last_depth"), round(max(0.0, seconds), 3),
+                    getattr(player, "last_book", False) is True)
 
 
 class _Referee:
@@ -142,7 +157,7 @@ class _Referee:
                 pass
         clocks = _GameClocks(self.clock)
         failed: set[str] = set()
-        scores = _Scores([], [])
+        scores = _Scores([], [], [])
         while True:
             if self.stop_event.is_set():
                 raise _Abandoned()
@@ -158,7 +173,8 @@ class _Referee:
                             game_over(board)
                         except Exception:  # noqa: BLE001 - the game is decided already
                             pass
-                return self._record(job, board, white_name, black_name, ending), failed
+                return (self._record(job, board, white_name, black_name, ending, scores.evals),
+                        failed)
 
     def _ending(self, board: Board, scores: _Scores) -> _Ending | None:
         """The end of the game at ``board`` by the rules or by adjudication (None: it goes on)."""
@@ -206,6 +222,7 @@ class _Referee:
         board.push(move)
         scores.white_moved.append(side.index == 0)
         scores.scores.append(_score_of(side.player))
+        scores.evals.append(_eval_of(side.player, elapsed))
         return None
 
     def _ask(self, side: _Side, board: Board, clock: Clock | None
@@ -223,8 +240,9 @@ class _Referee:
             return None, ("abandoned", f"{side.who()} failed: {str(err) or type(err).__name__}")
 
     def _record(self, job: _GameTask, board: Board, white: str, black: str,
-                ending: _Ending) -> MatchGame:
-        """What the match keeps of a finished game (``board``: its final position)."""
+                ending: _Ending, evals: list[MoveEval]) -> MatchGame:
+        """What the match keeps of a finished game (``board``: its final position;
+        ``evals``: the engines' words on their moves)."""
         start = board.root()
         texts = []
         for move in board.move_stack:
@@ -237,7 +255,7 @@ class _Referee:
                          plies=len(board.move_stack),
                          headers=self._pdn_headers(job, board, white, black, ending.result,
                                                    ending.termination),
-                         moves=" ".join(texts))
+                         moves=" ".join(texts), evals=list(evals))
 
     def _pdn_headers(self, job: _GameTask, board: Board, white: str, black: str, result: str,
                      termination: str) -> dict[str, str]:

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from damier.engine_types import format_score
 from damier.openings import is_fen
 from damier.pdn import Game, GameNode, result_for_variant
 from damier.sprt import (SPRT, EloEstimate, EloReport, elo_estimate, elo_from_score,
@@ -42,7 +43,60 @@ from damier.sprt import (SPRT, EloEstimate, EloReport, elo_estimate, elo_from_sc
                          trinomial_report)
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
-__all__ = ["MatchGame", "MatchResult", "OpeningBias"]
+__all__ = ["MatchGame", "MatchResult", "MoveEval", "OpeningBias"]
+
+
+@dataclass(frozen=True)
+class MoveEval:
+    """What an engine said of one of its moves in a match: the ``score`` it played
+    the move with (centi-men from its own side, None when it gave none), the
+    ``depth`` of that search (None: not given), the ``seconds`` the move took and
+    whether it came from the engine's opening ``book``. :meth:`comment` is the move's
+    comment in the match's PDN; :meth:`to_json` and :meth:`from_json` its form in the
+    match journal.
+
+    >>> MoveEval(35, 11, 0.1).comment(), MoveEval(None, None, 0.0, book=True).comment()
+    ('+0.35/11 0.10s', 'book')
+    >>> MoveEval.from_json(MoveEval(-120, 9, 0.25).to_json())
+    MoveEval(score=-120, depth=9, seconds=0.25, book=False)
+    """
+
+    score: int | None
+    depth: int | None
+    seconds: float
+    book: bool = False
+
+    def comment(self) -> str:
+        """``+0.35/11 0.10s`` (score in men / depth, time), ``win in 7/11 0.10s``
+        for a found win, ``book`` for a book move; the parts the engine did not give
+        are left out."""
+        if self.book:
+            return "book"
+        text = "" if self.score is None else format_score(self.score)
+        if self.depth is not None and text:
+            text += f"/{self.depth}"
+        return f"{text} {self.seconds:.2f}s".strip()
+
+    def to_json(self) -> list[Any]:
+        """``[score, depth, milliseconds]`` (``null`` for what is not known), with a
+        fourth item ``true`` for a book move."""
+        item: list[Any] = [self.score, self.depth, round(self.seconds * 1000)]
+        if self.book:
+            item.append(True)
+        return item
+
+    @classmethod
+    def from_json(cls, item: Any) -> MoveEval:
+        """The inverse of :meth:`to_json`; raises ValueError for anything else."""
+        def whole(value: Any) -> bool:
+            return value is None or (isinstance(value, int) and not isinstance(value, bool))
+
+        if (not isinstance(item, list) or len(item) not in (3, 4) or not whole(item[0])
+                or not whole(item[1]) or not isinstance(item[2], int)
+                or isinstance(item[2], bool) or item[2] < 0
+                or (len(item) == 4 and item[3] is not True)):
+            raise ValueError(f"not a move's evaluation: {item!r}")
+        return cls(item[0], item[1], item[2] / 1000, len(item) == 4)
 
 
 @dataclass
@@ -70,13 +124,17 @@ class MatchGame:
     moves: str = ""
     """The game's moves from its start position (opening included), in standard
     notation, separated by spaces."""
+    evals: list[MoveEval] = field(default_factory=list)
+    """What the engines said of their moves (one for each move after the opening, in
+    order; empty for a game recorded without them)."""
 
     @property
     def game(self) -> Game:
         """The game as a PDN game tree, rebuilt from :attr:`headers` and
         :attr:`moves` on each access (a match keeps no game trees: a long match
         would hold thousands of them)."""
-        return _build_game(self.headers, self.moves, _opening_plies(self.opening), self.reason)
+        return _build_game(self.headers, self.moves, _opening_plies(self.opening), self.reason,
+                           self.evals)
 
     @property
     def variant(self) -> Variant:
@@ -115,9 +173,11 @@ def _opening_plies(opening: Sequence[str]) -> int:
     return len(opening) - (1 if opening and is_fen(opening[0]) else 0)
 
 
-def _build_game(headers: dict[str, str], moves: str, opening_plies: int, reason: str) -> Game:
+def _build_game(headers: dict[str, str], moves: str, opening_plies: int, reason: str,
+                evals: Sequence[MoveEval] = ()) -> Game:
     """A match game's tree: the moves from the start position of ``headers``, a
-    comment at the end of the opening and ``reason`` after the last move."""
+    comment at the end of the opening, each engine move's evaluation (``evals``, from
+    the first move after the opening) and ``reason`` after the last move."""
     game = Game(headers)
     board = game.board()
     node: GameNode = game
@@ -128,6 +188,8 @@ def _build_game(headers: dict[str, str], moves: str, opening_plies: int, reason:
         board.push(move)
         if ply == opening_plies and ply < len(texts):
             node.comment = "end of opening"
+        elif 0 <= ply - opening_plies - 1 < len(evals):
+            node.comment = evals[ply - opening_plies - 1].comment()
     if node is game:
         game.comment = reason
     elif node.comment:
