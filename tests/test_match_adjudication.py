@@ -17,7 +17,9 @@ from damier.engine import Engine
 from damier.hub import HubResult
 from damier.match import make_player, run_match
 from damier.match.adjudication import Adjudication, DrawAdjudication, LossAdjudication
+from damier.match.journal import read_journal
 from damier.match.players import HubPlayer, _hub_score
+from damier.match.replay import replay_adjudication
 
 Score = Callable[[Board], "int | None"]
 
@@ -231,6 +233,78 @@ def test_cli_adjudicates_with_the_defaults_and_given_rules(tmp_path: Path) -> No
 def test_cli_bad_rules_are_clear(flags: list[str], message: str) -> None:
     code, out, err = run(["match", "damier:depth=1", "damier:depth=1", *flags])
     assert code == 2 and message in err and "Traceback" not in err
+
+
+# -- the rules replayed on a match's games ----------------------------------------------------
+
+DEPTH2, DEPTH1 = "damier:depth=2,hash=1", "damier:depth=1,hash=1"
+TIGHT = Adjudication(DrawAdjudication(after=20, plies=4, score=30),
+                     LossAdjudication(plies=4, score=150))
+
+
+def test_the_replay_ends_the_games_where_the_rules_end_them_when_played() -> None:
+    # the same match played out and played with the rules (the engines search to a
+    # fixed depth: the same moves up to where the rules end a game); the replay of the
+    # rules on the full games must say what the referee did
+    full = run_match(DEPTH2, DEPTH1, games=6, seed=3, progress=False)
+    live = run_match(DEPTH2, DEPTH1, games=6, seed=3, progress=False, adjudication=TIGHT)
+    replay = replay_adjudication(TIGHT, full.games)
+    assert replay.games == replay.scored == 6
+    assert replay.plies == sum(g.plies for g in full.games)
+    ended = {g.number: g for g in replay.ended}
+    adjudged = [g for g in live.games if g.termination == "adjudication"]
+    assert adjudged and any(g.result == "1/2-1/2" for g in adjudged)
+    assert any(g.result != "1/2-1/2" for g in adjudged)
+    for played, short in zip(full.games, live.games, strict=True):
+        assert played.moves.startswith(short.moves)
+        if short.termination == "adjudication":
+            assert (ended[played.number].ply, ended[played.number].adjudged) == (
+                short.plies, short.result)
+            assert ended[played.number].played == played.result
+        else:
+            assert played.number not in ended
+    assert replay.plies_saved == sum(f.plies - s.plies for f, s in zip(
+        full.games, live.games, strict=True))
+    assert [g.number for g in replay.changed] == [
+        s.number for f, s in zip(full.games, live.games, strict=True) if f.result != s.result]
+
+
+def test_cli_report_replays_the_rules_on_a_journal(tmp_path: Path) -> None:
+    journal, data = tmp_path / "full.jsonl", tmp_path / "r.json"
+    run_match(DEPTH2, DEPTH1, games=6, seed=3, progress=False, resume=journal)
+    full = read_journal(journal)
+    code, out, err = run(["match", "--report", str(journal), "--adjudicate-draw",
+                          "after=20,plies=4,score=30", "--adjudicate-loss", "plies=4,score=150",
+                          "--json", str(data)])
+    assert code == 0, err
+    replay = replay_adjudication(TIGHT, full.games)
+    assert "Adjudication replayed on the engines' scores (draw after=20,plies=4,score=30; " \
+           "loss plies=4,score=150)" in out
+    assert "games with scores: 6 of 6" in out
+    assert f"results changed: {len(replay.changed)}" in out
+    international = {"1-0": "2-0", "1/2-1/2": "1-1", "0-1": "0-2"}
+    assert replay.changed
+    for g in replay.changed:
+        assert (f"game {g.number}: {international[g.played]} as played, "
+                f"{international[g.adjudged]} at ply {g.ply} of {g.plies}") in out
+    written = json.loads(data.read_text(encoding="utf-8"))["adjudication_replay"]
+    assert written["scored"] == 6 and written["ended"] == len(replay.ended)
+    assert [c["number"] for c in written["changed"]] == [g.number for g in replay.changed]
+    # without rules the report is the journal's figures alone
+    code, out, err = run(["match", "--report", str(journal)])
+    assert code == 0 and "Adjudication replayed" not in out
+
+
+def test_the_replay_leaves_out_games_kept_without_scores(tmp_path: Path) -> None:
+    journal = tmp_path / "old.jsonl"
+    run_match(DEPTH1, DEPTH1, games=2, seed=3, progress=False, resume=journal, max_plies=40)
+    items = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    for item in items[1:]:
+        del item["evals"]              # as a journal written before they were kept
+    journal.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    code, out, err = run(["match", "--report", str(journal), "--adjudicate-draw"])
+    assert code == 0, err
+    assert "none of the 2 games kept the engines' scores" in out
 
 
 # -- damier train gate and tune ---------------------------------------------------------------

@@ -13,6 +13,7 @@ from damier.match import (DEFAULT_MAX_PLIES, DEFAULT_MOVETIME, EngineSpecError,
                           EngineStartError, MatchResult, damier_options_help, parse_clock,
                           parse_engine_spec, read_journal, run_match)
 from damier.match.adjudication import Adjudication, DrawAdjudication, LossAdjudication
+from damier.match.replay import AdjudicationReplay, replay_adjudication
 from damier.openings import load_openings
 from damier.sprt import SPRT
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
@@ -37,7 +38,8 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
         "  damier match damier:weights=new.json damier --games 4000 --sprt 0 10 "
         "--resume new.jsonl\n"
         "  damier match damier:nodes=20000 damier:level=8 --games 1000 --workers 8\n"
-        "  damier match --report new.jsonl --sprt 0 10    (the figures of a journal so far)\n\n"
+        "  damier match --report new.jsonl --sprt 0 10    (the figures of a journal so far)\n"
+        "  damier match --report new.jsonl --adjudicate-draw after=60    (what a rule would do)\n\n"
         "With --sprt the match stops once the test decides "
         "(pentanomial GSPRT, logistic Elo);\nwith --resume, running the same command again "
         "plays only the games the journal lacks.")
@@ -88,7 +90,9 @@ def add_match_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
                    "(engines start on the workers: Hub commands must exist there)")
     p.add_argument("--report", metavar="FILE",
                    help="play nothing: report the games of this journal (--resume's file, of "
-                   "a match running, stopped or ended), with --sprt the test on its pairs")
+                   "a match running, stopped or ended), with --sprt the test on its pairs, "
+                   "with --adjudicate-draw/--adjudicate-loss what those rules would have "
+                   "done to its games (on the scores the engines played with)")
     p.add_argument("--json", metavar="OUT", help="write the result as JSON to this file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines")
     p.set_defaults(_match_parser=p)
@@ -110,15 +114,21 @@ def match_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     engines; 1 when games could not be played; 130 when stopped by Ctrl-C)."""
     try:
         result = _run(args, err)
+        replay = _replay(args, result)
     except _UsageError as exc:
         return usage_error(err, str(exc))
     out.write(result.summary() + "\n")
+    if replay is not None:
+        out.write("\n" + replay.summary() + "\n")
     out.flush()
     json_path = getattr(args, "json", None)
     if json_path:
+        data = result.to_dict()
+        if replay is not None:
+            data["adjudication_replay"] = replay.to_dict()
         try:
             with open(json_path, "w", encoding="utf-8") as handle:
-                json.dump(result.to_dict(), handle, indent=2)
+                json.dump(data, handle, indent=2)
                 handle.write("\n")
         except OSError as exc:
             err.write(f"damier match: --json: {exc}\n")
@@ -188,6 +198,15 @@ def _report(args: argparse.Namespace) -> MatchResult:
         raise _UsageError(f"--report: {exc.filename}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise _UsageError(f"--report: {exc}") from None
+
+
+def _replay(args: argparse.Namespace, result: MatchResult) -> AdjudicationReplay | None:
+    """With ``--report``, what ``--adjudicate-draw``/``--adjudicate-loss`` would have
+    done to the journal's games (None: no rule given, or no report)."""
+    if getattr(args, "report", None) is None:
+        return None
+    rules = _adjudication(args)
+    return None if rules is None else replay_adjudication(rules, result.games)
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
