@@ -32,7 +32,7 @@ from damier.match import (EngineSpecError, EngineStartError, EngineTimeoutError,
 from damier.match.journal import read_journal
 from damier.openings import is_fen, load_openings, opening_board, shipped_openings_path
 from damier.pdn import read_games
-from damier.sprt import SPRT
+from damier.sprt import SPRT, llr
 
 FAST = "damier:depth=2,hash=1"
 FASTER = "damier:depth=1,hash=1"
@@ -431,6 +431,25 @@ def test_progress_lines(capsys: pytest.CaptureFixture[str]) -> None:
     run_match(FAST, FASTER, games=2, progress=True, stream=stream, seed=1, max_plies=10)
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and lines[0].startswith("[1/2]") and "1.1" in lines[0]
+    assert "LLR" not in stream.getvalue()          # no SPRT, no test figures
+
+
+def test_progress_lines_of_an_sprt_show_the_pairs_llr_as_it_goes() -> None:
+    stream = io.StringIO()
+    result = run_match(NODES, "damier:level=1,hash=1", games=8, progress=True, stream=stream,
+                       seed=3, sprt=SPRT(0, 400))
+    lines = [line for line in stream.getvalue().splitlines() if line.startswith("[")]
+    assert len(lines) == len(result.games) >= 4
+    assert "LLR" not in lines[0]                   # the first game completes no pair
+    # each line shows the LLR of the pairs complete so far (one game at a time: in order)
+    for k, line in enumerate(lines, start=1):
+        pairs = [g.score_a + h.score_a for g, h in zip(result.games[0:2 * (k // 2):2],
+                                                       result.games[1:2 * (k // 2):2],
+                                                       strict=True)]
+        if pairs:
+            counts = [sum(1 for p in pairs if p == v) for v in (0, 0.5, 1, 1.5, 2)]
+            assert f"LLR {llr(counts, 0, 400):.2f}" in line, (k, line)
+    assert f"LLR {result.sprt.llr:.2f}" in lines[-1]
 
 
 def test_ctrl_c_keeps_finished_games(tmp_path: Path) -> None:

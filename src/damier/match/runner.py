@@ -27,7 +27,7 @@ from damier.match.results import MatchGame, MatchResult, _pair_points, _tally
 from damier.openings import load_openings, opening_board
 from damier.pdn import write_game
 from damier.progress import ProgressBar
-from damier.sprt import SPRT, elo_estimate
+from damier.sprt import SPRT, elo_estimate, format_elo, pentanomial_report
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["MatchRunner", "run_match"]
@@ -177,6 +177,27 @@ def _distinct_names(a: str, b: str) -> tuple[str, str]:
     return f"{a} (A)", f"{b} (B)"
 
 
+def _elo_brief(sprt: SPRT) -> str:
+    """The Elo of ``sprt``'s pairs for a progress line, where the pairs measure it:
+    ``Elo +6.1 [-3.8, +16.0] `` (with its interval), ``Elo +6.1 `` (too few pairs for
+    one), or nothing.
+
+    >>> _elo_brief(SPRT(0, 10, counts=[1, 20, 60, 30, 2]))   # 119 points in 113 pairs
+    'Elo +18.5 [-5.0, +42.1] '
+    >>> _elo_brief(SPRT(0, 10, counts=[0, 0, 5, 0, 0]))     # too few pairs for an interval
+    'Elo +0.0 '
+    >>> _elo_brief(SPRT(0, 10, counts=[0, 0, 0, 0, 5]))     # every pair won: no Elo
+    ''
+    """
+    report = pentanomial_report(sprt.counts)
+    if report.elo is None:
+        return ""
+    if report.has_interval and report.low is not None and report.high is not None:
+        return (f"Elo {format_elo(report.elo)} [{format_elo(report.low)}, "
+                f"{format_elo(report.high)}] ")
+    return f"Elo {format_elo(report.elo)} "
+
+
 class _Progress:
     """The match's progress: the running score beside a :class:`ProgressBar`, or a line
     per game."""
@@ -191,13 +212,17 @@ class _Progress:
         self.bar = ProgressBar(f"{name_a} vs {name_b}", total=total, stream=stream,
                                done=done, enabled=enabled)
 
-    def game_done(self, record: MatchGame) -> None:
+    def game_done(self, record: MatchGame, sprt: SPRT | None = None) -> None:
+        """Shows ``record``'s game; with the match's ``sprt``, its complete pairs' Elo
+        and LLR beside the score."""
         if not self.enabled:
             return
         self.done += 1
         self.points += record.score_a
         pct = 100 * self.points / self.done
         score = f"{self.name_a} {self.points:g}/{self.done} ({pct:.1f}%)"
+        if sprt is not None and sprt.pairs:
+            score += f", {_elo_brief(sprt)}LLR {sprt.llr:.2f}"
         result = record.pdn_result
         width = len(str(self.total))
         self.bar.update(score, advance=1, line=(
@@ -566,16 +591,19 @@ class MatchRunner:
         if self.journal is not None:
             self.journal.add(record)
         self._flush_written()
-        if self.bar is not None:
-            self.bar.game_done(record)
         sprt = self.sprt
         if sprt is None or record.pair in self.pairs_counted:
+            if self.bar is not None:
+                self.bar.game_done(record, sprt)
             return
         other = record.number + 1 if record.number % 2 else record.number - 1
+        if other in self.finished:
+            sprt.add_pair(record.score_a + self.finished[other].score_a)
+            self.pairs_counted.add(record.pair)
+        if self.bar is not None:
+            self.bar.game_done(record, sprt)
         if other not in self.finished:
             return
-        sprt.add_pair(record.score_a + self.finished[other].score_a)
-        self.pairs_counted.add(record.pair)
         if self.sprt_decision is None:
             self.sprt_decision = sprt.decision
             if self.sprt_decision is not None and self.bar is not None:
