@@ -218,6 +218,19 @@ def test_no_games() -> None:
     assert data["elo"] is None and data["elo_note"] == "no games" and data["variant"] is None
 
 
+def test_the_report_gives_the_mean_length_of_the_games_draws_and_decided_games() -> None:
+    games = paired([("1-0", "1/2-1/2"), ("1/2-1/2", "0-1")])
+    for game, plies in zip(games, (61, 150, 120, 30), strict=True):
+        game.plies = plies
+    result = MatchResult.from_games("A", "B", games)
+    # (61 + 150 + 120 + 30) / 4 = 90.25; draws (150 + 120) / 2; decided (61 + 30) / 2
+    assert "  length: 90.2 plies a game (draws 135.0, decided games 45.5)" in result.summary()
+    assert result.to_dict()["mean_plies"] == 90.25
+    drawn = MatchResult.from_games("A", "B", paired([("1/2-1/2", "1/2-1/2")]))
+    assert "length: 40.0 plies a game (draws 40.0)\n" in drawn.summary() + "\n"
+    assert MatchResult.from_games("A", "B", []).to_dict()["mean_plies"] is None
+
+
 # -- results in each variant's notation -----------------------------------------------------------
 
 

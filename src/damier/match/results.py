@@ -199,6 +199,26 @@ def _build_game(headers: dict[str, str], moves: str, opening_plies: int, reason:
     return game
 
 
+def _mean_plies(games: Sequence[MatchGame]) -> float | None:
+    return sum(g.plies for g in games) / len(games) if games else None
+
+
+def _lengths_line(games: Sequence[MatchGame]) -> str:
+    """The games' mean length in plies, and that of the draws and the decided games.
+
+    >>> long = MatchGame(1, "1.1", 1, [], "A", "B", True, "1/2-1/2", "normal", "x", 150)
+    >>> short = MatchGame(2, "1.2", 1, [], "B", "A", False, "1-0", "normal", "x", 61)
+    >>> _lengths_line([long, short])
+    'length: 105.5 plies a game (draws 150.0, decided games 61.0)'
+    """
+    draws = [g for g in games if g.result == "1/2-1/2"]
+    decided = [g for g in games if g.result != "1/2-1/2"]
+    parts = [f"{label} {mean:.1f}" for label, mean in (("draws", _mean_plies(draws)),
+                                                        ("decided games", _mean_plies(decided)))
+             if mean is not None]
+    return f"length: {_mean_plies(games):.1f} plies a game ({', '.join(parts)})"
+
+
 @dataclass
 class MatchResult:
     """The outcome of a match, from engine A's point of view."""
@@ -338,7 +358,7 @@ class MatchResult:
 
     def _score_lines(self) -> list[str]:
         """The lines of :meth:`summary` on the games played: score and draw ratio, Elo
-        and LOS, pairs, pentanomial and normalized Elo, opening bias, endings."""
+        and LOS, pairs, pentanomial and normalized Elo, opening bias, endings, lengths."""
         n = self.games_played
         lines = [f"  score {self.points:g}/{n} = {100 * self.score:.1f}%, "
                  f"draw ratio {100 * self.draw_ratio:.1f}% ({_count(self.draws, 'draw')})"]
@@ -360,6 +380,8 @@ class MatchResult:
             reasons[_reason_class(g)] = reasons.get(_reason_class(g), 0) + 1
         lines.append("  endings: " + ", ".join(f"{k} {v}" for k, v in
                                                 sorted(reasons.items(), key=lambda kv: -kv[1])))
+        if self.games:
+            lines.append("  " + _lengths_line(self.games))
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -400,6 +422,7 @@ class MatchResult:
             "interrupted": self.interrupted, "errors": list(self.errors), "seed": self.seed,
             "time_control": self.time_control, "pdn": self.pdn_path,
             "resumed": self.resumed, "journal": self.journal_path,
+            "mean_plies": _mean_plies(self.games),
         }
         if self.sprt is not None:
             lower, upper = self.sprt.bounds
