@@ -269,6 +269,22 @@ def test_each_engine_move_carries_its_score_depth_and_time(tmp_path: Path) -> No
         assert nodes[-1].comment.endswith("; " + record.reason)
 
 
+def test_book_moves_are_marked_as_such(tmp_path: Path) -> None:
+    # from the start position the shipped book answers the first moves of the engine
+    # with book=on; they carry "book" (no score or depth), the other engine's searched
+    out = tmp_path / "book.pdn"
+    result = run_match("damier:book=on,depth=1,hash=1", FASTER, games=2, openings=[[]],
+                       pdn_path=out, progress=False, seed=1, max_plies=20)
+    for game, record in zip(read_games(out), result.games, strict=True):
+        booked = "White" if record.white.startswith("damier:book=on") else "Black"
+        first = list(game.mainline())[0 if booked == "White" else 1]
+        assert first.comment == "book"
+        move_eval = record.evals[0 if booked == "White" else 1]
+        assert (move_eval.book, move_eval.score, move_eval.depth) == (True, None, None)
+        others = list(game.mainline())[1 if booked == "White" else 0::2]
+        assert all(EVAL_COMMENT.match(n.comment) for n in others[:-1])
+
+
 def test_the_journal_keeps_the_engines_evaluations(tmp_path: Path) -> None:
     journal = tmp_path / "evals.jsonl"
     first = run_match(NODES, FASTER, games=2, progress=False, seed=21, max_plies=40,
