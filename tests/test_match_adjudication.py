@@ -220,7 +220,7 @@ def test_cli_adjudicates_with_the_defaults_and_given_rules(tmp_path: Path) -> No
                           "plies=4,score=300", "--resume", str(journal), "--no-progress"])
     assert code == 0, err
     header = json.loads(journal.read_text(encoding="utf-8").splitlines()[0])
-    assert header["settings"]["adjudication"] == {"draw": "after=80,plies=8,score=20",
+    assert header["settings"]["adjudication"] == {"draw": "after=100,plies=8,score=10",
                                                   "loss": "plies=4,score=300"}
 
 
@@ -353,10 +353,10 @@ def test_tune_keeps_its_rules_and_plays_its_games_with_them(
             "--nodes", "300", "--hash", "1", "--no-progress", "--adjudicate-draw", "plies=4"]
     code, out, err = train(args)
     assert code == 0, err
-    assert seen == [Adjudication(DrawAdjudication(after=80, plies=4, score=20))]
+    assert seen == [Adjudication(DrawAdjudication(after=100, plies=4, score=10))]
     stored = json.loads(state.read_text())["settings"]
     assert (stored["adjudicate_draw"], stored["adjudicate_loss"]) == \
-        ("after=80,plies=4,score=20", None)
+        ("after=100,plies=4,score=10", None)
     code, out, err = train(args[:-2])         # the same tune without the rule: refused
     assert code == 2 and "adjudicate_draw" in err and "Traceback" not in err
     code, out, err = train(["tune", str(tmp_path / "t2.json"), "--param", "probcut_margin",

@@ -229,8 +229,8 @@ def add_adjudication_arguments(p: argparse.ArgumentParser) -> None:
     """``--adjudicate-draw`` and ``--adjudicate-loss`` (read by :func:`adjudication_of`);
     ``damier train gate`` and ``tune`` take them too."""
     p.add_argument("--adjudicate-draw", nargs="?", const="", metavar="after=P,plies=N,score=CM",
-                   help="a draw from ply P on (default 80) when both engines scored the last N "
-                   "moves (default 8) within CM centi-men (default 20) of level")
+                   help="a draw from ply P on (default 100) when both engines scored the last N "
+                   "moves (default 8) within CM centi-men (default 10) of level")
     p.add_argument("--adjudicate-loss", nargs="?", const="", metavar="plies=N,score=CM",
                    help="a win for the side that both engines scored at least CM centi-men "
                    "(default 500) ahead over the last N moves (default 8)")

@@ -28,11 +28,13 @@ True
 ...                                                   [350, -420, 300, -9000])
 '1-0'
 
-Measured on 120 games of a match of damier against itself at 0.1 s a move
-(benchmarks/README.md, "Adjudication"): ``after=80,plies=8,score=20`` would have
-ended 104 of the 105 draws some 28% of the plies earlier and none of the 15
-decided games. Scores of a lead seldom tell a win in draughts (a lone king often
-holds a draw against three pieces), so a loss rule needs a large score.
+On the engines' own scores, in a match of damier against itself at 0.1 s a move
+played out (benchmarks/README.md, "Adjudication"; :mod:`damier.match.replay`), a
+looser draw rule, ``after=80,plies=8,score=20`` (the first defaults), would have drawn
+about one decided game in five: both engines see a game level for many moves and one
+still wins it. The defaults, ``after=100,plies=8,score=10``, drew none of them, and
+save far fewer plies. Scores of a lead seldom tell a win in draughts (a lone king
+often holds a draw against three pieces), so a loss rule needs a large score.
 """
 
 from __future__ import annotations
@@ -71,20 +73,20 @@ class DrawAdjudication:
     """A draw from ply ``after`` on (opening included) when the last ``plies``
     moves were all played with a score within ``score`` centi-men of level."""
 
-    after: int = 80
+    after: int = 100
     plies: int = 8
-    score: int = 20
+    score: int = 10
 
     def __post_init__(self) -> None:
         _check(self, after=0, plies=2, score=0)
 
     @classmethod
     def parse(cls, text: str) -> DrawAdjudication:
-        """From ``"after=80,plies=8,score=20"`` (each key optional: the defaults);
+        """From ``"after=100,plies=8,score=10"`` (each key optional: the defaults);
         :class:`ValueError` naming what is wrong.
 
         >>> DrawAdjudication.parse("")
-        DrawAdjudication(after=80, plies=8, score=20)
+        DrawAdjudication(after=100, plies=8, score=10)
         >>> DrawAdjudication.parse("plies=1")
         Traceback (most recent call last):
         ...
