@@ -465,8 +465,7 @@ class HubPlayer:
         result = self._call(self.engine.search, board, movetime=None if clock else movetime,
                             clock=clock)
         self.last_score = _hub_score(result.info.get("score"))
-        depth = result.info.get("depth")
-        self.last_depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else None
+        self.last_depth = result.info.get("depth")    # an int as damier.hub parses it
         best: Move | None = result.best_move
         if best is not None:
             return best

@@ -90,12 +90,11 @@ class _Ending:
 
 @dataclass
 class _Scores:
-    """The moves of a game played so far by the engines: by White or not, the
-    score each was played with (the mover's; None: none given) and what the engine
-    said of it (:class:`MoveEval`)."""
+    """The moves of a game played so far by the engines: by White or not, and what
+    the engine said of each (:class:`MoveEval`: the score it was played with, the
+    mover's, None when none was given; its depth and time)."""
 
     white_moved: list[bool]
-    scores: list[int | None]
     evals: list[MoveEval]
 
 
@@ -107,15 +106,11 @@ def _whole(player: Player, name: str) -> int | None:
     return value
 
 
-def _score_of(player: Player) -> int | None:
-    """The score ``player`` played its last move with (``last_score``; None when
-    it has none, or it is no whole number)."""
-    return _whole(player, "last_score")
-
-
 def _eval_of(player: Player, seconds: float) -> MoveEval:
-    """What ``player`` said of the move it just played in ``seconds``."""
-    return MoveEval(_score_of(player), _whole(player, "last_depth"), round(max(0.0, seconds), 3),
+    """What ``player`` said of the move it just played in ``seconds``: its
+    ``last_score``, ``last_depth`` (None where not a whole number) and ``last_book``."""
+    return MoveEval(_whole(player, "last_score"), _whole(player, "last_depth"),
+                    round(max(0.0, seconds), 3),
                     getattr(player, "last_book", False) is True)
 
 
@@ -157,7 +152,7 @@ class _Referee:
                 pass
         clocks = _GameClocks(self.clock)
         failed: set[str] = set()
-        scores = _Scores([], [], [])
+        scores = _Scores([], [])
         while True:
             if self.stop_event.is_set():
                 raise _Abandoned()
@@ -185,7 +180,7 @@ class _Referee:
                 reason = f"{'Black' if outcome.winner == WHITE else 'White'} has no legal move"
             return _Ending(outcome.result(), "normal", reason)
         adjudged = self.adjudication.ending(len(board.move_stack), scores.white_moved,
-                                            scores.scores)
+                                            [e.score for e in scores.evals])
         if adjudged is not None:
             return _Ending(adjudged[0], "adjudication", adjudged[1])
         if len(board.move_stack) >= self.max_plies:
@@ -221,7 +216,6 @@ class _Referee:
                            f"{side.who()} lost on time ({over:.2f} s over)")
         board.push(move)
         scores.white_moved.append(side.index == 0)
-        scores.scores.append(_score_of(side.player))
         scores.evals.append(_eval_of(side.player, elapsed))
         return None
 

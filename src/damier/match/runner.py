@@ -592,21 +592,17 @@ class MatchRunner:
             self.journal.add(record)
         self._flush_written()
         sprt = self.sprt
-        if sprt is None or record.pair in self.pairs_counted:
-            if self.bar is not None:
-                self.bar.game_done(record, sprt)
-            return
         other = record.number + 1 if record.number % 2 else record.number - 1
-        if other in self.finished:
+        decides = False
+        if sprt is not None and record.pair not in self.pairs_counted and other in self.finished:
             sprt.add_pair(record.score_a + self.finished[other].score_a)
             self.pairs_counted.add(record.pair)
+            decides = self.sprt_decision is None and sprt.decision is not None
         if self.bar is not None:
             self.bar.game_done(record, sprt)
-        if other not in self.finished:
-            return
-        if self.sprt_decision is None:
+        if decides and sprt is not None:
             self.sprt_decision = sprt.decision
-            if self.sprt_decision is not None and self.bar is not None:
+            if self.bar is not None:
                 self.bar.message(f"SPRT: {sprt.decision_text()} ({sprt.summary()}) after "
                                  f"{sprt.pairs} pairs: finishing the games in progress")
 
