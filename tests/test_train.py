@@ -260,9 +260,9 @@ def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -
 
 
 def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> None:
-    """``fixed`` names terms or whole tables ("material", "patterns", "big"): each of
-    their weights stays at its initial value while the rest are fitted; an
-    unknown name is an error that lists the names there are."""
+    """``fixed`` names terms, whole tables ("material", "patterns", "big") or the side
+    to move's weight ("side"): each of their weights stays at its initial value while
+    the rest are fitted; an unknown name is an error that lists the names there are."""
     boards = _random_positions(400, seed=11)
     variant = boards[0].variant
     feats, counts, phase, shift = _traces(boards)
@@ -297,7 +297,12 @@ def test_fixed_keeps_named_terms_and_whole_tables_at_their_initial_weights() -> 
     kept, _ = fit(data, start, FitSettings(**settings, fixed=("big",)), progress=False)
     assert changed(kept, big) == 0
     assert changed(kept, patterns) > 0
-    with pytest.raises(TrainError, match="unknown term 'tempo2'.*tables: patterns, material, big"):
+    kept, _ = fit(data, start, FitSettings(**settings, fixed=("side",)), progress=False)
+    assert free.get("side") != start.get("side")
+    assert kept.get("side") == start.get("side")
+    assert changed(kept, big) > 0
+    with pytest.raises(TrainError,
+                       match="unknown term 'tempo2'.*tables: patterns, material, big, side"):
         fit(data, start, FitSettings(**settings, fixed=("tempo2",)), progress=False)
 
 

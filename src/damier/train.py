@@ -807,7 +807,9 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     material_end = tables + int(layout["material_states"])
     groups = {"patterns": (nterms, tables),
               "material": (tables, material_end),
-              "big": (material_end, material_end + int(layout["big_features"]))}
+              "big": (material_end, material_end + int(layout["big_features"])),
+              # The side to move's weight is the last feature (Weights.get("side")).
+              "side": (int(layout["features"]) - 1, int(layout["features"]))}
     for name in settings.fixed:
         if name in groups:
             first, end = groups[name]

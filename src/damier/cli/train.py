@@ -108,7 +108,7 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
                         "evaluation cannot see; default 0: none left out)")
     f.add_argument("--fixed", default="", help="comma-separated terms kept at their initial "
                    "weights; 'material', 'patterns' (the 4x4 areas) or 'big' (the 4x6 areas) keeps "
-                   "whole tables")
+                   "whole tables, 'side' the side to move's weight")
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--no-progress", action="store_true")
     g = sub.add_parser("gate", help="match new weights against the current ones (SPRT)")
