@@ -68,7 +68,8 @@ def _stale_core_warning(damier: Any) -> str | None:
     """A warning when the compiled core is older than its .pyx source (in-place builds)."""
     core_file = Path(damier._core.__file__)
     pyx = core_file.parent / "_core.pyx"
-    if core_file.suffix != ".pyx" and pyx.exists() and pyx.stat().st_mtime > core_file.stat().st_mtime:
+    if (core_file.suffix != ".pyx" and pyx.exists()
+            and pyx.stat().st_mtime > core_file.stat().st_mtime):
         return (f"WARNING: {pyx} is newer than {core_file.name}: the figures are for an old build; "
                 "rebuild with `python setup.py -q build_ext --inplace`")
     return None
@@ -270,7 +271,8 @@ def replay(lib: Lib, sequences: list[list[MoveKey]]) -> list[Any]:
             if move is None:
                 raise RuntimeError(
                     f"{lib.title}: move {key_text(k)} (ply {ply + 1} of playout {i}) is not among "
-                    f"its legal moves {sorted(key_text(x) for x in by_key)}; position {board.fen()}")
+                    f"its legal moves {sorted(key_text(x) for x in by_key)}; "
+                    f"position {board.fen()}")
             board.push(move)
         boards.append(board)
     return boards
@@ -289,8 +291,10 @@ def check_same_moves(sets: dict[str, list[Any]], libs: dict[str, Lib],
             keys = sorted(libs[name].key(m) for m in sets[name][i].legal_moves)
             if keys != ref_keys:
                 raise RuntimeError(
-                    f"legal moves differ in playout {i} ({' '.join(key_text(k) for k in sequences[i])}): "
-                    f"{ref}: {[key_text(k) for k in ref_keys]}, {name}: {[key_text(k) for k in keys]}")
+                    f"legal moves differ in playout {i} "
+                    f"({' '.join(key_text(k) for k in sequences[i])}): "
+                    f"{ref}: {[key_text(k) for k in ref_keys]}, "
+                    f"{name}: {[key_text(k) for k in keys]}")
     return total
 
 
@@ -427,7 +431,8 @@ def run_variants(damier: Any, min_leaves: int,
 
 
 def summarize(libs: dict[str, Lib], perft_rows: list[dict[str, Any]],
-              lm: dict[str, Any] | None, quick: bool) -> tuple[list[dict[str, Any]], dict[str, float]]:
+              lm: dict[str, Any] | None,
+              quick: bool) -> tuple[list[dict[str, Any]], dict[str, float]]:
     say()
     say("=" * 78)
     say("perft, International start position (bulk-counted leaves; best time of the repeats)")
@@ -450,7 +455,8 @@ def summarize(libs: dict[str, Lib], perft_rows: list[dict[str, Any]],
             ratio = d_rate / r["leaves_per_s"]
             ratios[f"perft damier/{r['label']}"] = ratio
             d_depth = next(x["depth"] for x in perft_rows if x["library"] == "damier")
-            note = "" if r["depth"] == d_depth else f"  (leaves/s at depth {d_depth} vs depth {r['depth']})"
+            note = ("" if r["depth"] == d_depth
+                    else f"  (leaves/s at depth {d_depth} vs depth {r['depth']})")
             say(f"  damier / {r['label']:<36} {ratio:8.2f}x{note}")
 
     if lm is not None:
@@ -562,7 +568,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     t_start = time.perf_counter()
     damier = import_damier()
-    say(f"damier benchmark: Python {platform.python_version()} ({platform.python_implementation()}), "
+    say(f"damier benchmark: Python {platform.python_version()} "
+        f"({platform.python_implementation()}), "
         f"{platform.machine()}, {platform.system()}, {os.cpu_count()} CPUs; "
         f"processor: {_cpu_name()}")
     say(f"damier {damier.__version__} from {Path(damier.__file__).parent}")
@@ -626,7 +633,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     elapsed = time.perf_counter() - t_start
     say()
     if errors:
-        say("ERRORS (wrong counts or disagreeing move generators; the figures above are not valid):")
+        say("ERRORS (wrong counts or disagreeing move generators; "
+            "the figures above are not valid):")
         for e in errors:
             say(f"  - {e}")
     failed = [g for g in goals if g["status"] == "FAIL"]

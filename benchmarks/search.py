@@ -29,8 +29,8 @@ Usage (from the repository root, with the compiled core built in place)::
 
 ``--baseline PYTHON`` (by default ``.baseline/venv/bin/python`` when
 ``sh benchmarks/make_baseline.sh`` has built it: damier as of the git tag
-``issue23-start``, commit 8f3bd69) measures that build the same way in the same run, each engine in a
-child process pinned to the same CPU, one after the other for every limit, and adds
+``issue23-start``, commit 8f3bd69) measures that build the same way in the same run, each engine
+in a child process pinned to the same CPU, one after the other for every limit, and adds
 the depth each reaches in 0.1 s on the middlegames of ``benchmarks/data/middlegames.txt``
 (the mean, and the nodes per second there): the before/after figures of a change.
 
@@ -41,6 +41,7 @@ missing its column is left out and the ratios print SKIP.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -72,7 +73,8 @@ def stale_build_warning(damier: Any) -> str | None:
     newest = max((p for p in (core.parent / "_core.pyx", *core.parent.glob("*.pxi"))
                   if p.exists()),
                  key=lambda p: p.stat().st_mtime, default=None)
-    if core.suffix != ".pyx" and newest is not None and newest.stat().st_mtime > core.stat().st_mtime:
+    if (core.suffix != ".pyx" and newest is not None
+            and newest.stat().st_mtime > core.stat().st_mtime):
         return (f"WARNING: {newest.name} is newer than {core.name}: these figures are for an old "
                 "build; rebuild with `python setup.py -q build_ext --inplace`")
     return None
@@ -290,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     damier = import_damier()
-    import damier.engine  # noqa: PLC0415,F401
+    importlib.import_module("damier.engine")
     dame, dame_version = import_dame()
     pin = "not pinned (--no-pin)" if args.no_pin else pin_one_core()
     times = [1.0] if args.quick else [1.0, 10.0]

@@ -40,7 +40,8 @@ def positions(damier: Any, count: int) -> list[Any]:
     return boards
 
 
-def time_to_depth(damier: Any, boards: list[Any], threads: int, depth: int) -> list[tuple[float, int]]:
+def time_to_depth(damier: Any, boards: list[Any], threads: int,
+                  depth: int) -> list[tuple[float, int]]:
     from damier.engine import Engine  # noqa: PLC0415
     out = []
     for board in boards:
@@ -54,7 +55,8 @@ def time_to_depth(damier: Any, boards: list[Any], threads: int, depth: int) -> l
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--threads", type=int, default=2, help="threads to compare with 1 (default 2)")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="threads to compare with 1 (default 2)")
     parser.add_argument("--depth", type=int, default=15, help="search depth (default 15)")
     parser.add_argument("--positions", type=int, default=8, help="positions (default 8)")
     parser.add_argument("--match", type=int, default=0, metavar="GAMES",
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"damier {damier.__version__}, {cores} cores available, depth {args.depth}")
     if cores is not None and cores < args.threads:
-        print(f"WARNING: fewer cores than threads: the figures will not show a speed-up")
+        print("WARNING: fewer cores than threads: the figures will not show a speed-up")
     boards = positions(damier, args.positions)
     time_to_depth(damier, boards[:1], 1, 8)   # warm-up: loads the weights
     figures = {}
@@ -74,10 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         total = sum(t for t, _ in runs)
         nodes = sum(n for _, n in runs)
         figures[threads] = runs
-        print(f"{threads} thread(s): {total:7.2f} s to depth {args.depth} over {len(boards)} positions, "
+        print(f"{threads} thread(s): {total:7.2f} s to depth {args.depth} "
+              f"over {len(boards)} positions, "
               f"{nodes / total / 1e6:5.2f} M nodes/s")
     single, multi = figures[1], figures[args.threads]
-    ratios = [a[0] / b[0] for a, b in zip(single, multi)]
+    ratios = [a[0] / b[0] for a, b in zip(single, multi, strict=True)]
     print(f"speed-up (time to depth, 1 thread / {args.threads}): total "
           f"{sum(t for t, _ in single) / sum(t for t, _ in multi):.2f}x, "
           f"median per position {statistics.median(ratios):.2f}x")

@@ -1191,8 +1191,8 @@ def _table(results: list[dict[str, Any]]) -> str:
              + [f"{sum(r['goals'].values())}/{len(r['goals'])} PASS"] for r in results]
     widths = [max(len(title), *(len(row[i]) for row in rows)) for i, (_, title) in
               enumerate(columns)]
-    lines = ["  ".join(title.rjust(w) for (_, title), w in zip(columns, widths))]
-    lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
+    lines = ["  ".join(title.rjust(w) for (_, title), w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     return "\n".join(lines)
 
 
