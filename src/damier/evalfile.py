@@ -58,7 +58,7 @@ from damier._core import EVAL_TERM_NAMES, EvalWeights, eval_layout
 from damier.variants import Variant, get_variant
 
 __all__ = ["Weights", "WeightsFileError", "MAGIC", "FORMAT_VERSION", "layout_digest",
-           "shipped_weights", "UNIT"]
+           "shipped_weights", "side_feature", "UNIT"]
 
 MAGIC = b"DAMIEREV"
 FORMAT_VERSION = 1
@@ -80,6 +80,11 @@ def layout_digest(variant: Variant) -> bytes:
 
 def _features(variant: Variant) -> int:
     return int(eval_layout(variant.index)["features"])
+
+
+def side_feature(variant: Variant) -> int:
+    """The feature of the side to move's weight: the last one of the layout."""
+    return _features(variant) - 1
 
 
 # The tables added to the layout over time, in the order they were added (and in
@@ -166,12 +171,12 @@ class Weights:
 
     def get(self, name: str) -> tuple[int, int]:
         """The (opening, endgame) weights of a term, or of ``"side"`` (the side to move)."""
-        f = _features(self.variant) - 1 if name == "side" else self._term(name)
+        f = side_feature(self.variant) if name == "side" else self._term(name)
         return self.vector[2 * f], self.vector[2 * f + 1]
 
     def set(self, name: str, opening: int, endgame: int) -> None:
         """Sets the (opening, endgame) weights of a term or of ``"side"``."""
-        f = _features(self.variant) - 1 if name == "side" else self._term(name)
+        f = side_feature(self.variant) if name == "side" else self._term(name)
         self.vector[2 * f] = opening
         self.vector[2 * f + 1] = endgame
 

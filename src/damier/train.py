@@ -71,7 +71,7 @@ from typing import Any, TextIO
 
 from damier._core import TRACE_WIDTH_MAX, eval_layout, eval_trace_batch, square_sets
 from damier.board import Board
-from damier.evalfile import UNIT, Weights, WeightsFileError
+from damier.evalfile import UNIT, Weights, WeightsFileError, side_feature
 from damier.progress import ProgressBar
 from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
@@ -808,8 +808,7 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
     groups = {"patterns": (nterms, tables),
               "material": (tables, material_end),
               "big": (material_end, material_end + int(layout["big_features"])),
-              # The side to move's weight is the last feature (Weights.get("side")).
-              "side": (int(layout["features"]) - 1, int(layout["features"]))}
+              "side": (side_feature(data.variant), side_feature(data.variant) + 1)}
     for name in settings.fixed:
         if name in groups:
             first, end = groups[name]
