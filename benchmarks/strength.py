@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                            concurrency=args.concurrency, pdn_path=pdn, seed=args.seed,
                            progress=not args.no_progress, sprt=sprt, resume=journal)
         seconds = time.monotonic() - start
+        at = result.sprt_at_decision
         print(result.summary(), flush=True)
         lo, hi = result.elo_interval
         rows.append({"match": name, "a": result.engine_a, "b": result.engine_b,
@@ -208,7 +209,12 @@ def main(argv: list[str] | None = None) -> int:
                      "pentanomial": result.pentanomial, "seconds": round(seconds, 1),
                      "interrupted": result.interrupted, "errors": result.errors,
                      "sprt": (dict(sprt.to_dict(), llr=sprt.llr, bounds=sprt.bounds,
-                                   decision=result.sprt_decision) if sprt else None)})
+                                   decision=result.sprt_decision,
+                                   # the LLR and pairs when it decided (the pairs in
+                                   # progress then are counted above)
+                                   llr_at_decision=at.llr if at else None,
+                                   pairs_at_decision=at.pairs if at else None)
+                              if sprt else None)})
         if result.interrupted:
             interrupted = True
             break
@@ -231,9 +237,12 @@ def main(argv: list[str] | None = None) -> int:
         if row["sprt"] is not None:
             test = row["sprt"]
             lower, upper = test["bounds"]
-            print(f"{'':<9} SPRT [{test['elo0']:g}, {test['elo1']:g}]: LLR {test['llr']:.2f} "
+            decided = test["decision"] is not None
+            llr = test["llr_at_decision"] if decided else test["llr"]
+            print(f"{'':<9} SPRT [{test['elo0']:g}, {test['elo1']:g}]: LLR {llr:.2f} "
                   f"({lower:.2f}, {upper:.2f}), "
-                  + (f"{test['decision']} accepted" if test["decision"] else "no decision"))
+                  + (f"{test['decision']} accepted after {test['pairs_at_decision']} pairs"
+                     if decided else "no decision"))
     print(f"total {time.monotonic() - began:.0f} s" + (" (interrupted)" if interrupted else ""))
     if args.json:
         def clean(value: Any) -> Any:

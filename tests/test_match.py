@@ -793,6 +793,10 @@ def test_sprt_finishes_and_counts_the_games_in_progress() -> None:
     assert 10 <= n <= 14 and n % 2 == 0  # no pair half played; at most 2 pairs in flight
     assert test.pairs == n // 2 and list(test.counts) == independent_pentanomial(result.games)
     assert result.wins == n and not result.errors
+    # the test as it stood at the decision: the 5 won pairs that took it to the bound
+    at = result.sprt_at_decision
+    assert at is not None and at.counts == (0, 0, 0, 0, 5) and at.decision == "H1"
+    assert "H1 accepted (elo1 = 400) after 5 pairs [0, 0, 0, 0, 5]" in result.summary()
 
 
 def test_cli_sprt_stops_early_against_a_much_weaker_engine(tmp_path: Path) -> None:
@@ -975,6 +979,53 @@ def test_sprt_state_comes_back_from_the_journal(tmp_path: Path) -> None:
     third = run_match(FASTER, loser(), games=40, openings=openings, progress=False,
                       sprt=SPRT(0, 400), resume=journal)
     assert third.sprt_decision == "H1" and len(third.games) == 10 and third.resumed == 10
+
+
+def test_sprt_decision_stands_when_the_pairs_after_it_take_the_llr_back(
+        tmp_path: Path) -> None:
+    """Pairs in progress when the SPRT decides are finished and counted afterwards; they
+    can take the LLR back inside the bounds. The decision stands, and the report gives
+    the LLR and the pairs at the decision, here read back from a journal: 5 won pairs
+    (LLR 2.99, H1), then 2 lost ones (games 11-14 rewritten as A's losses)."""
+    journal = tmp_path / "back.jsonl"
+    openings = [["32-28", "18-23"]]
+    played = run_match(FASTER, loser(), games=14, openings=openings, progress=False, seed=1,
+                       resume=journal)
+    assert played.wins == 14
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        item = json.loads(line)
+        if item["type"] == "game" and item["number"] > 10:
+            item["result"] = "0-1" if item["a_is_white"] else "1-0"
+            lines[i] = json.dumps(item)
+    journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    upper = math.log(0.95 / 0.05)
+    assert llr([0, 0, 0, 0, 5], 0, 400) >= upper > llr([2, 0, 0, 0, 5], 0, 400)
+
+    report = read_journal(journal, sprt=SPRT(0, 400))
+    assert report.sprt.counts == (2, 0, 0, 0, 5) and report.sprt.decision is None
+    assert report.sprt_decision == "H1"
+    assert report.sprt_at_decision is not None
+    assert report.sprt_at_decision.counts == (0, 0, 0, 0, 5)
+    text = report.summary()
+    assert "H1 accepted (elo1 = 400) after 5 pairs [0, 0, 0, 0, 5]" in text
+    assert f"LLR {report.sprt_at_decision.llr:.2f} (-2.94, 2.94)" in text
+    assert (f"with the 2 pairs finished after the decision: LLR {report.sprt.llr:.2f} "
+            "over 7 pairs (the decision stands)") in text
+    data = report.to_dict()["sprt"]
+    assert data["decision"] == "H1" and data["counts"] == [2, 0, 0, 0, 5]
+    assert data["at_decision"]["pairs"] == 5 and data["at_decision"]["counts"] == [0, 0, 0, 0, 5]
+    assert data["at_decision"]["llr"] >= upper > data["llr"]
+
+    # resumed, the match knows it was decided: no new pair is played
+    resumed = run_match(FASTER, loser(), games=40, openings=openings, progress=False,
+                        sprt=SPRT(0, 400), resume=journal)
+    assert resumed.sprt_decision == "H1" and len(resumed.games) == 14 and not resumed.errors
+    assert resumed.sprt_at_decision is not None and resumed.sprt_at_decision.pairs == 5
+
+    code, stdout, stderr = run(["match", "--report", str(journal), "--sprt", "0", "400"])
+    assert code == 0, stderr
+    assert "H1 accepted (elo1 = 400) after 5 pairs" in stdout and "over 7 pairs" in stdout
 
 
 def test_report_of_a_journal_gives_the_figures_of_the_match_that_wrote_it(

@@ -439,7 +439,9 @@ def test_engines_that_cannot_play_on_the_workers_are_refused_at_once(local_ray: 
 def test_hub_engine_runs_on_the_worker(local_ray: Any, tmp_path: Path) -> None:
     pytest.importorskip("damier.hub")
     command = shlex.join([sys.executable, "-m", "damier.cli", "hub"])
+    # a generous start-up time: on a loaded machine the Hub engine's start (imports,
+    # weights, tables) beside the Ray workers can take longer than the default 10 s
     result = run_match("damier:depth=1,hash=1", f"hub:{command}", games=2, movetime=0.02,
-                       max_plies=20, progress=False, seed=1, workers=2)
+                       max_plies=20, progress=False, seed=1, workers=2, hub_timeout=60)
     assert not result.errors and len(result.games) == 2
     assert all(g.termination in ("normal", "adjudication") for g in result.games)

@@ -498,3 +498,27 @@ def test_simulated_sprt_far_outside_the_hypotheses() -> None:
     # far better than elo1: H1 almost always, and far worse than elo0: H0
     assert simulate(tilted(BASE, logistic_score(120.0)), 0, 40, runs=80, seed=3)["H1"] >= 78
     assert simulate(tilted(BASE, logistic_score(-80.0)), 0, 40, runs=80, seed=4)["H0"] >= 78
+
+
+def test_add_pairs_keeps_the_test_as_it_stood_at_the_first_crossing() -> None:
+    """A sequential test decides once: at the first pair that takes the LLR to a bound.
+    Pairs counted after it (games that were in progress) may take the LLR back inside
+    the bounds; the copy ``add_pairs`` returns is the test at the decision."""
+    rng = random.Random(5)
+    # a strong start (H1 soon), then a run of lost pairs that brings the LLR back down
+    scores = [rng.choice([1, 1.5, 1.5, 2, 2]) for _ in range(200)] + [0.0] * 200
+    test = SPRT(0, 10)
+    at = test.add_pairs(scores)
+    assert at is not None and at.decision == "H1"
+    k = at.pairs
+    assert at.counts == pentanomial_counts(scores[:k])
+    assert SPRT(0, 10, counts=pentanomial_counts(scores[:k - 1])).decision is None
+    assert test.counts == pentanomial_counts(scores)      # every pair is counted
+    assert test.decision != "H1" and test.llr < at.llr    # back inside (or below)
+    assert at.pairs < 200                                  # within the strong start
+    # already decided: later pairs return no new decision
+    decided = SPRT(0, 10, counts=at.counts)
+    assert decided.add_pairs([0.0, 0.0]) is None
+    # none decides: None, and the pairs are counted
+    undecided = SPRT(0, 10)
+    assert undecided.add_pairs([1.0, 1.5, 0.5]) is None and undecided.pairs == 3

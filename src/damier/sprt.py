@@ -752,6 +752,33 @@ class SPRT:
         """Counts one game pair in which A scored ``points`` (0, 0.5, 1, 1.5 or 2)."""
         self.add(pentanomial_counts([points]))
 
+    def add_pairs(self, points: Iterable[float]) -> SPRT | None:
+        """Counts game pairs in order, each as :meth:`add_pair`, and returns a copy of
+        the test as it stood when one of them decided it (the first to take the LLR to
+        a bound): the decision of a sequential test, which the pairs after it do not
+        undo. None when the test had decided before these pairs, or none decides it.
+
+        >>> test = SPRT(0, 400)
+        >>> at = test.add_pairs([2, 2, 2, 2, 2, 1, 0.5])
+        >>> at.pairs, at.decision, test.pairs, test.decision
+        (5, 'H1', 7, None)
+        """
+        decided = self.decision is not None
+        at: SPRT | None = None
+        for p in points:
+            self.add_pair(p)
+            if not decided and self.decision is not None:
+                at, decided = self.copy(), True
+        return at
+
+    def copy(self) -> SPRT:
+        """A copy of the test with its counts.
+
+        >>> SPRT(0, 5, counts=[0, 1, 2, 3, 0]).copy()
+        SPRT(elo0=0, elo1=5, alpha=0.05, beta=0.05, counts=[0, 1, 2, 3, 0])
+        """
+        return SPRT(self.elo0, self.elo1, self.alpha, self.beta, counts=self.counts)
+
     # the test
 
     @property

@@ -101,7 +101,13 @@ and once the test decides (H1: A is ``elo1`` Elo stronger; H0: at most
 ``elo0``) the match starts no new pair: the games already running are finished
 (and the other game of a pair already begun), counted and written, and the
 result reports the decision (:attr:`MatchResult.sprt_decision`, the one that
-stopped the match). ``games`` is then the most games to play, and must be even.
+stopped the match) with the test as it stood then
+(:attr:`MatchResult.sprt_at_decision`: the LLR and the pairs at the decision).
+The pairs finished after it are counted in :attr:`MatchResult.sprt` and can take
+its LLR back inside the bounds; the decision stands, and the summary gives both.
+A journal read back (resumed, or ``--report``) is decided at its first pair, in
+the schedule's order, that reached a bound. ``games`` is then the most games to
+play, and must be even.
 
 Resuming
 --------

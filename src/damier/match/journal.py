@@ -279,13 +279,14 @@ def read_journal(path: str | os.PathLike[str], *, sprt: SPRT | None = None) -> M
     time_control = (time_control_text(float(movetime), None)
                     if isinstance(movetime, (int, float)) else str(clock) if clock else "")
     seed = settings.get("seed")
-    decision = None
+    decision, at = None, None
     if sprt is not None:
-        for _, points in sorted(_pair_points(records).items()):
-            sprt.add_pair(points)
-        decision = sprt.decision
+        # in the schedule's order: the first pair to reach a bound decided the test
+        at = sprt.add_pairs(points for _, points in sorted(_pair_points(records).items()))
+        decision = at.decision if at is not None else None
     # scheduled None: the journal does not say how many games the match was to play
     return MatchResult.from_games(name_a, name_b, records, seed=seed if isinstance(seed, int)
                                   else None, time_control=time_control, sprt=sprt,
-                                  sprt_decision=decision, resumed=len(records),
+                                  sprt_decision=decision, sprt_at_decision=at,
+                                  resumed=len(records),
                                   journal_path=name, scheduled=None)

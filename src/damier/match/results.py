@@ -256,6 +256,11 @@ class MatchResult:
     decision included)."""
     sprt_decision: str | None = None
     """``"H1"`` or ``"H0"``: the decision that stopped the match (None: none reached)."""
+    sprt_at_decision: SPRT | None = None
+    """The SPRT as it stood at its decision: the complete pairs up to the one that
+    took the LLR to a bound. The pairs in progress then are finished and counted in
+    :attr:`sprt` afterwards, and can take its LLR back inside the bounds; the decision
+    stands (a sequential test decides once). None: no decision."""
     resumed: int = 0
     """Games read back from the journal rather than played in this run."""
     journal_path: str | None = None
@@ -343,18 +348,29 @@ class MatchResult:
         if n:
             lines.extend(self._score_lines())
         if self.sprt is not None:
-            line = f"  SPRT {self.sprt.summary()}: "
-            if self.sprt_decision is not None:
-                line += {"H1": f"H1 accepted (elo1 = {self.sprt.elo1:g})",
-                         "H0": f"H0 accepted (elo0 = {self.sprt.elo0:g})"}[self.sprt_decision]
-            else:
-                line += "no decision"
-            lines.append(line)
+            lines.extend(self._sprt_lines(self.sprt))
         for error in self.errors:
             lines.append(f"  error: {error}")
         if self.pdn_path:
             lines.append(f"  games written to {self.pdn_path}")
         return "\n".join(lines)
+
+    def _sprt_lines(self, sprt: SPRT) -> list[str]:
+        """The SPRT's lines of :meth:`summary`: its decision with the LLR and pairs at
+        the decision, then, where pairs finished after it, the test over every pair."""
+        if self.sprt_decision is None:
+            return [f"  SPRT {sprt.summary()}: no decision"]
+        at = self.sprt_at_decision if self.sprt_at_decision is not None else sprt
+        decision = {"H1": f"H1 accepted (elo1 = {sprt.elo1:g})",
+                    "H0": f"H0 accepted (elo0 = {sprt.elo0:g})"}[self.sprt_decision]
+        lines = [f"  SPRT {at.summary()}: {decision} after {_count(at.pairs, 'pair')} "
+                 f"{list(at.counts)}"]
+        later = sprt.pairs - at.pairs
+        if later > 0:
+            lines.append(f"  with the {_count(later, 'pair')} finished after the decision: "
+                         f"LLR {sprt.llr:.2f} over {_count(sprt.pairs, 'pair')} "
+                         "(the decision stands)")
+        return lines
 
     def _score_lines(self) -> list[str]:
         """The lines of :meth:`summary` on the games played: score and draw ratio, Elo
@@ -426,8 +442,13 @@ class MatchResult:
         }
         if self.sprt is not None:
             lower, upper = self.sprt.bounds
+            at = self.sprt_at_decision
+            if at is None and self.sprt_decision is not None:
+                at = self.sprt
             data["sprt"] = dict(self.sprt.to_dict(), llr=self.sprt.llr, lower=lower,
-                                upper=upper, decision=self.sprt_decision)
+                                upper=upper, decision=self.sprt_decision,
+                                at_decision=None if at is None else dict(
+                                    pairs=at.pairs, counts=list(at.counts), llr=at.llr))
         return {k: _json_value(v) for k, v in data.items()}
 
 

@@ -296,6 +296,7 @@ class MatchRunner:
         self.pairs_counted: set[int] = set()
         """The pairs added to the SPRT."""
         self.sprt_decision: str | None = None
+        self.sprt_at_decision: SPRT | None = None
         self._count_resumed_pairs()
         self.started_pairs = {record.pair for record in self.finished.values()}
         self.pending: queue.Queue[_GameTask] = queue.Queue()
@@ -368,10 +369,12 @@ class MatchRunner:
         """Adds the journal's complete pairs to the SPRT."""
         if self.sprt is None:
             return
-        for pair, points in sorted(_pair_points(list(self.finished.values())).items()):
-            self.sprt.add_pair(points)
-            self.pairs_counted.add(pair)
-        self.sprt_decision = self.sprt.decision
+        pairs = sorted(_pair_points(list(self.finished.values())).items())
+        # in the schedule's order: the first pair to reach a bound decided the test
+        self.sprt_at_decision = self.sprt.add_pairs(points for _, points in pairs)
+        self.pairs_counted.update(pair for pair, _ in pairs)
+        if self.sprt_at_decision is not None:
+            self.sprt_decision = self.sprt_at_decision.decision
 
     # -- the engines
 
@@ -463,9 +466,10 @@ class MatchRunner:
         if self.resumed:
             bar.message(f"resuming: {self.resumed} game{'s' if self.resumed != 1 else ''} read "
                         f"back from {self.journal_path}")
-        if self.sprt is not None and self.sprt_decision is not None:
-            bar.message(f"SPRT: {self.sprt.decision_text()} already ({self.sprt.summary()}): "
-                        "no new pair")
+        if self.sprt_at_decision is not None:
+            at = self.sprt_at_decision
+            bar.message(f"SPRT: {at.decision_text()} already ({at.summary()}, after "
+                        f"{at.pairs} pairs): no new pair")
         if self.shipped_openings and self.book == [[]]:
             bar.message(f"note: damier ships no openings for {self.variant.title} draughts: every "
                         "game starts from the initial position (give openings for varied games)")
@@ -525,6 +529,7 @@ class MatchRunner:
                            time_control=time_control_text(self.movetime, self.clock),
                            pentanomial_elo=elo_estimate(penta) if penta is not None else None,
                            sprt=self.sprt, sprt_decision=self.sprt_decision,
+                           sprt_at_decision=self.sprt_at_decision,
                            resumed=self.resumed, journal_path=self.journal_path)
 
     # -- the worker threads
@@ -602,6 +607,7 @@ class MatchRunner:
             self.bar.game_done(record, sprt)
         if decides and sprt is not None:
             self.sprt_decision = sprt.decision
+            self.sprt_at_decision = sprt.copy()
             if self.bar is not None:
                 self.bar.message(f"SPRT: {sprt.decision_text()} ({sprt.summary()}) after "
                                  f"{sprt.pairs} pairs: finishing the games in progress")
