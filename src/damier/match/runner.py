@@ -295,8 +295,8 @@ class MatchRunner:
         self.resumed = len(self.finished)
         self.pairs_counted: set[int] = set()
         """The pairs added to the SPRT."""
-        self.sprt_decision: str | None = None
         self.sprt_at_decision: SPRT | None = None
+        """The SPRT as it stood at its decision (None: not decided)."""
         self._count_resumed_pairs()
         self.started_pairs = {record.pair for record in self.finished.values()}
         self.pending: queue.Queue[_GameTask] = queue.Queue()
@@ -373,8 +373,12 @@ class MatchRunner:
         # in the schedule's order: the first pair to reach a bound decided the test
         self.sprt_at_decision = self.sprt.add_pairs(points for _, points in pairs)
         self.pairs_counted.update(pair for pair, _ in pairs)
-        if self.sprt_at_decision is not None:
-            self.sprt_decision = self.sprt_at_decision.decision
+
+    @property
+    def sprt_decision(self) -> str | None:
+        """``"H1"`` or ``"H0"`` once the SPRT has decided; None before."""
+        at = self.sprt_at_decision
+        return at.decision if at is not None else None
 
     # -- the engines
 
@@ -606,7 +610,6 @@ class MatchRunner:
         if self.bar is not None:
             self.bar.game_done(record, sprt)
         if decides and sprt is not None:
-            self.sprt_decision = sprt.decision
             self.sprt_at_decision = sprt.copy()
             if self.bar is not None:
                 self.bar.message(f"SPRT: {sprt.decision_text()} ({sprt.summary()}) after "
