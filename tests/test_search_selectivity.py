@@ -13,6 +13,7 @@ import pytest
 
 import damier
 from damier._core import helper_selectivity
+from damier._core import SearchCore
 from damier.engine import SELECTIVITY_NAMES, Engine
 from damier.puzzles import Puzzle, load_puzzles
 
@@ -27,7 +28,7 @@ DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
             "lmr_move": 2, "lmr_divisor": 1.4509, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
             "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0,
-            "lmr_threat": 0, "threat_order": False}
+            "lmr_threat": 0, "threat_order": False, "aspiration": 35}
 
 # The numbers of the settings before the first SPSA tune (2026-12-01): tests that compare
 # the tree of an extra setting with the tree without it, node counts recorded or chosen
@@ -60,7 +61,7 @@ CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True,
            "history_bonus": 300, "promo_qsearch": 2, "lmr_threat": 1,
-           "threat_order": True}
+           "threat_order": True, "aspiration": 20}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -456,3 +457,61 @@ def test_sac_prune_and_sac_reduce_shrink_the_tree() -> None:
         nodes[name] = result.nodes
     assert nodes["prune"] < nodes["plain"]
     assert nodes["both"] < nodes["prune"]
+
+
+class _WindowCore:
+    """Stands in for a SearchCore in ``Engine._search_depth``: records each window
+    searched and answers with the next of ``scores``."""
+
+    def __init__(self, scores: list[int]) -> None:
+        self.scores = scores
+        self.windows: list[tuple[int, int]] = []
+
+    def search(self, depth: int, alpha: int, beta: int) -> tuple[int, int, list[object], bool]:
+        self.windows.append((alpha, beta))
+        return self.scores[len(self.windows) - 1], 0, [], False
+
+
+FULL = (-damier.engine.MATE_SCORE - 1, damier.engine.MATE_SCORE + 1)
+
+
+def test_aspiration_window_widens_the_side_that_failed() -> None:
+    """From depth 5 the first window lies ``aspiration`` centi-men each side of the last
+    score; a fail low widens alpha by four windows, and the window grows fourfold."""
+    core = _WindowCore([-15, -95, -200])
+    score, _, _, complete = Engine._search_depth(core, 7, 10, 20)  # type: ignore[arg-type]
+    assert core.windows == [(-10, 30), (-90, 30), (-410, 30)]
+    assert (score, complete) == (-200, True)
+    core = _WindowCore([60, 100])
+    assert Engine._search_depth(core, 5, 0, 50)[0] == 100  # type: ignore[arg-type]
+    assert core.windows == [(-50, 50), (-50, 250)]
+
+
+@pytest.mark.parametrize(("depth", "previous", "window"),
+                         [(4, 10, 35), (7, None, 35), (7, 10, 0),
+                          (7, damier.engine.MATE_THRESHOLD + 5, 35)])
+def test_full_window_when_no_aspiration(depth: int, previous: int | None, window: int) -> None:
+    """Below depth 5, without a previous score, with aspiration 0, or after a mate score,
+    the iteration searches the full window once."""
+    core = _WindowCore([3])
+    assert Engine._search_depth(core, depth, previous, window)[0] == 3  # type: ignore[arg-type]
+    assert core.windows == [FULL]
+
+
+@pytest.mark.parametrize("setting", [0, 50])
+def test_search_uses_the_aspiration_setting(setting: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's iterations search the windows its ``aspiration`` setting asks for."""
+    seen: list[tuple[int, int | None, int]] = []
+    real = Engine._search_depth
+
+    def spy(core: SearchCore, depth: int, previous: int | None,
+            window: int) -> tuple[int, int, list[damier.Move], bool]:
+        seen.append((depth, previous, window))
+        return real(core, depth, previous, window)
+
+    monkeypatch.setattr(Engine, "_search_depth", staticmethod(spy))
+    engine = Engine(hash_mb=16, selectivity={"aspiration": setting})
+    engine.search(damier.Board(), depth=7)
+    assert [d for d, _, _ in seen] == list(range(1, 8))
+    assert all(w == setting for _, _, w in seen)

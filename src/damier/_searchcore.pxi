@@ -172,7 +172,8 @@ cdef class SearchCore:
                         lmr_move=None, lmr_divisor=None, lmr_step=None, lmr_forcing=None, lmp=None,
                         tt_first=None, iir=None, rfp=None, rfp_margin=None,
                         sac_prune=None, sac_reduce=None, cont_history=None, history_bonus=None,
-                        promo_qsearch=None, lmr_threat=None, threat_order=None):
+                        promo_qsearch=None, lmr_threat=None, threat_order=None,
+                        aspiration=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -229,6 +230,8 @@ cdef class SearchCore:
             sel.lmr_threat = _whole(lmr_threat, "lmr_threat", 0, 8)
         if threat_order is not None:
             sel.threat_order = 1 if threat_order else 0
+        if aspiration is not None:
+            sel.aspiration = _whole(aspiration, "aspiration", 0, 10000)
         self.s.sel = sel
         for i in range(self.nhelpers):
             self.helpers[i].sel = sel
@@ -530,7 +533,8 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "sac_prune": sel.sac_prune,
             "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history,
             "history_bonus": sel.history_bonus, "promo_qsearch": sel.promo_qsearch,
-            "lmr_threat": sel.lmr_threat, "threat_order": sel.threat_order != 0}
+            "lmr_threat": sel.lmr_threat, "threat_order": sel.threat_order != 0,
+            "aspiration": sel.aspiration}
 
 
 cdef int _set_quiescence(Selectivity* sel, threat_qsearch, shot_qsearch, shot_margin,

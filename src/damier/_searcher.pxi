@@ -117,6 +117,8 @@ ctypedef struct Selectivity:
                              # are searched (its evaluation stands); 2 also, within
                              # threat_plies of the horizon, a crowning the opponent threatens
                              # is searched as a capture threat is (0: off)
+    int aspiration           # centi-men each side of the previous depth's score: the first
+                             # window of an iteration from depth 5 (0: the full window)
 
 
 cdef void default_selectivity(Selectivity* sel) noexcept nogil:
@@ -157,6 +159,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.promo_qsearch = 0
     sel.lmr_threat = 0
     sel.threat_order = 0
+    sel.aspiration = 35
 
 
 ctypedef struct Searcher:

@@ -213,7 +213,7 @@ SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "captu
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
                      "sac_reduce", "cont_history", "history_bonus", "promo_qsearch",
-                     "lmr_threat", "threat_order")
+                     "lmr_threat", "threat_order", "aspiration")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -524,6 +524,10 @@ class Engine(EngineAPI):
           such a man as a man, the king it becomes as some three men); 2 also searches,
           within ``threat_qsearch`` plies of the horizon, the quiet moves of a side whose
           opponent would crown a man with its next move, as a capture threat is searched.
+        - ``aspiration`` (int, 0 to 10,000 centi-men; 35 by default): from depth 5 on, an
+          iteration of the iterative deepening first searches a window this far each side
+          of the previous depth's score; a score outside it widens that side of the window
+          fourfold and searches again. 0: every iteration searches the full window.
 
         >>> engine = Engine(hash_mb=1)
         >>> engine.set_selectivity(probcut=False)["probcut"]
@@ -970,6 +974,7 @@ class Engine(EngineAPI):
         search stops before depth 1 is complete, the lines that depth 1 found."""
         done: list[SearchResult] = []
         done_index: list[int] = []
+        window = int(core.selectivity["aspiration"])
         timer = MoveTimer(soft, hard) if soft is not None and hard is not None else None
         for d in range(1, max_depth + 1):
             current: list[SearchResult] = []
@@ -979,7 +984,7 @@ class Engine(EngineAPI):
                 core.set_skip(list(skip) + indices)
                 set_root_first(core, first)
                 previous = done[k].score if k < len(done) else None
-                score, index, pv, complete = self._search_depth(core, d, previous)
+                score, index, pv, complete = self._search_depth(core, d, previous, window)
                 if not complete:
                     if lines == 1 and done:
                         partial = self._partial_result(core, index, pv, done_index[0], d, start,
@@ -1037,15 +1042,18 @@ class Engine(EngineAPI):
                             tbhits=core.egdb_hits if tables else None)
 
     @staticmethod
-    def _search_depth(core: SearchCore, depth: int,
-                      previous: int | None) -> tuple[int, int, list[Move], bool]:
+    def _search_depth(core: SearchCore, depth: int, previous: int | None,
+                      window: int) -> tuple[int, int, list[Move], bool]:
         """One iteration of one line, in an aspiration window around its previous
-        score: ``(score, root move index, pv, complete)``. When the limits stopped
-        it (``complete`` false), the index and pv are of the best move it had
-        proved by then (pv empty: none yet) and the score means nothing."""
+        score (``window`` centi-men each side from depth 5 on; 0: the full window):
+        ``(score, root move index, pv, complete)``. A score outside the window
+        widens that side of it fourfold (the step with it), and the iteration is
+        searched again. When the limits stopped it (``complete`` false), the index
+        and pv are of the best move it had proved by then (pv empty: none yet) and
+        the score means nothing."""
         alpha, beta = -MATE_SCORE - 1, MATE_SCORE + 1
-        window = 35
-        if previous is not None and depth >= 5 and abs(previous) < MATE_THRESHOLD:
+        if (window > 0 and previous is not None and depth >= 5
+                and abs(previous) < MATE_THRESHOLD):
             alpha, beta = previous - window, previous + window
         while True:
             score, index, pv, stopped = core.search(depth, alpha, beta)

@@ -226,6 +226,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
             "depths 1-3 (0 off)"),
     "history_bonus": (_int_option(1, 10000), "percent of depth^2 a cutoff moves the history "
                       "by (100)"),
+    "aspiration": (_int_option(0, 10000), "first aspiration window of an iteration, centi-men "
+                   "each side of the last score (0 full window)"),
     "threat_order": (_switch, "order the moves that parry a capture threat first (on/off)"),
     "tt_first": (_switch, "search the TT move before scoring the other moves (on/off)"),
     "cont_history": (_int_option(0, 2), "continuation histories in the move order: 0 off, "
