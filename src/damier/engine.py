@@ -534,6 +534,8 @@ class Engine(EngineAPI):
         False
         >>> engine.selectivity["singular"]
         True
+        >>> engine.set_selectivity(aspiration=0)["aspiration"]   # the full window
+        0
         """
         unknown = set(settings) - set(SELECTIVITY_NAMES)
         if unknown:
