@@ -529,6 +529,9 @@ def test_match_plays_a_program_over_dxp(servers: list[_Server], tmp_path: Path) 
     assert all(t == "normal" for t, _, _ in endings), (endings, server.events)
     games = list(pdn.read_games(out.read_text()))
     assert len(followed) == 2
+    # 0.05 s a move asks for the whole game's time and no limit on its moves ("000",
+    # DamExchange protocol, GAMEREQ): a move limit lets the peer end an unfinished game.
+    assert [(g.minutes, g.moves) for g in followed] == [(1, 0), (1, 0)]
     for played, seen in zip(games, followed, strict=True):
         # The peer is asked for a game from the position after the match's opening.
         moves = list(played.mainline_moves())

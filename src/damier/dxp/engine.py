@@ -15,12 +15,23 @@ damier.dxp.DxpClosed: cannot connect to 127.0.0.1:1: Connection refused
 
 DXP sends moves only: :meth:`~DxpEngine.analyse` and :meth:`~DxpEngine.analysis`
 raise :class:`NotImplementedError`, and :meth:`~DxpEngine.stop` cannot hurry the
-peer. The time limit of a GAMEREQ is whole minutes for a number of moves; a
-:class:`~damier.engine_types.Limit` is sent as:
+peer. The time limit of a GAMEREQ is whole minutes for the game and the number of
+moves of the game, after which either side may end it (DamExchange protocol, GAMEREQ
+message; ``000`` moves: no limit). A :class:`~damier.engine_types.Limit` is sent as:
 
 - ``clock``: its time left (rounded up to a minute) for its moves to go (0: the game);
-- ``time`` (seconds a move): ``ceil(time * 50 / 60)`` minutes for 50 moves;
-- ``depth`` or ``nodes`` alone: 1 minute for 50 moves (DXP cannot say either).
+- ``time`` (seconds a move): ``ceil(time * 75 / 60)`` minutes for the game, a game
+  reckoned at :data:`MOVES_PER_GAME` moves, and no limit on the moves (a limit would
+  let the peer end an unfinished game when it is reached);
+- ``depth`` or ``nodes`` alone: 1 minute for the game, no limit on the moves (DXP
+  cannot say either).
+
+>>> from damier.dxp.engine import _request_time
+>>> from damier.engine_types import Limit
+>>> _request_time(Limit(time=0.1), Board())
+(1, 0)
+>>> _request_time(Limit(time=2.0), Board())
+(3, 0)
 """
 
 from __future__ import annotations
@@ -40,10 +51,11 @@ from damier.dxp.session import DEFAULT_TIMEOUT, END_GRACE, DxpRefused
 from damier.piece import WHITE
 from damier.engine_types import AnalysisResult, EngineAPI, InfoDict, Limit, PlayResult
 
-__all__ = ["DxpEngine", "MOVES_PER_PERIOD"]
+__all__ = ["DxpEngine", "MOVES_PER_GAME"]
 
-MOVES_PER_PERIOD = 50
-"""The moves of the time period a per-move ``time`` limit is sent as."""
+MOVES_PER_GAME = 75
+"""The moves (of one side) a game is reckoned to last when a per-move ``time`` limit is
+sent as the time for the game."""
 
 
 def _request_time(limit: Limit, board: Board) -> tuple[int, int]:
@@ -53,8 +65,8 @@ def _request_time(limit: Limit, board: Board) -> tuple[int, int]:
         left = clock.white_time if board.turn else clock.black_time
         return min(999, max(1, math.ceil(left / 60))), min(999, clock.moves_to_go or 0)
     if limit.time is not None:
-        return min(999, max(1, math.ceil(limit.time * MOVES_PER_PERIOD / 60))), MOVES_PER_PERIOD
-    return 1, MOVES_PER_PERIOD
+        return min(999, max(1, math.ceil(limit.time * MOVES_PER_GAME / 60))), 0
+    return 1, 0
 
 
 class DxpEngine(EngineAPI):
