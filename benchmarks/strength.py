@@ -10,6 +10,8 @@ Run by hand from the repository root (takes a while: about 10 s per game at
     PYTHONPATH=src python benchmarks/strength.py --only baseline --games 2000 --sprt 0 10
     PYTHONPATH=src python benchmarks/strength.py --only baseline,dame --games 400 --resume-dir runs/
     PYTHONPATH=src python benchmarks/strength.py --only baseline --a-options egdb=DIR
+    PYTHONPATH=src python benchmarks/strength.py --only external,external-baseline \
+        --external dxp:localhost:27531 --games 300 --resume-dir runs/
 
 Matches (engine A first; the score and Elo are A's):
 
@@ -25,6 +27,11 @@ Matches (engine A first; the score and Elo are A's):
 * ``egdb``: damier probing the endgame databases (``--egdb DIR``, default the
   default directory: build them with ``damier egdb build``; skipped when it holds
   none; ``--egdb-pieces N``, default the engine's, 5) vs the same engine without them;
+* ``external``, ``external-baseline``: damier (this tree), then the baseline, against
+  another program (``--external SPEC``: an engine spec such as ``dxp:localhost:27531``
+  or ``hub:COMMAND``; skipped without one), neither with a book or endgame databases:
+  the same outside opponent measures the progress from the baseline a second way, not
+  by self-play alone (see benchmarks/README.md for building Moby Dam and playing it);
 * ``level1``, ``level5``, ``level10``: damier at that level vs damier at full
   strength (level 10 against itself is the control: its Elo should be near 0);
 * ``level1v5``, ``level5v8``: weaker level vs stronger level (the ladder).
@@ -59,6 +66,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BASELINE = ".baseline/venv/bin/damier"
 BASELINE = "baseline"  # engine B of the baseline match: the --baseline command, as a Hub engine
 EGDB = "egdb"  # engine A of the egdb match: damier with the --egdb tables
+EXTERNAL = "external"  # engine B of the external matches: the --external spec
+BASELINE_BARE = "baseline-bare"  # the baseline without its book and endgame databases
 
 def baseline_command(script: Path) -> list[str]:
     """The command that runs the baseline as a Hub engine, isolated from this
@@ -86,6 +95,8 @@ MATCHES = {
     "dame": ("damier", "hub:dame hub"),
     "baseline": ("damier", BASELINE),
     "egdb": (EGDB, "damier:egdb=off,name=damier"),
+    "external": ("damier", EXTERNAL),
+    "external-baseline": (BASELINE_BARE, EXTERNAL),
     "level1": ("damier:level=1", "damier"),
     "level5": ("damier:level=5", "damier"),
     "level10": ("damier:level=10,name=damier level 10", "damier"),
@@ -129,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--a-options", default="", metavar="OPTS",
                         help="more options for damier as engine A of the dame and baseline "
                         "matches, e.g. egdb=DIR (its endgame databases)")
+    parser.add_argument("--external", metavar="SPEC",
+                        help="the other program of the external matches: an engine spec "
+                        "(dxp:HOST:PORT or hub:COMMAND)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
@@ -165,13 +179,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{name}] SKIP: 'dame' is not on PATH (pip install dame-rs==0.2.0)")
             rows.append({"match": name, "skipped": "dame not installed"})
             continue
-        if b == BASELINE:
+        if b == EXTERNAL:
+            if not args.external:
+                print(f"[{name}] SKIP: no --external program given")
+                rows.append({"match": name, "skipped": "no --external program"})
+                continue
+            b = args.external
+        if BASELINE in (a, b) or a == BASELINE_BARE:
             if not (baseline.is_file() and baseline.stat().st_mode & 0o111):
                 print(f"[{name}] SKIP: no baseline engine at {baseline} (build it with "
                       "'sh benchmarks/make_baseline.sh', or give --baseline PATH)")
                 rows.append({"match": name, "skipped": f"no baseline at {baseline}"})
                 continue
-            b = "hub:" + shlex.join(baseline_command(baseline))
+            if b == BASELINE:
+                b = "hub:" + shlex.join(baseline_command(baseline))
+            if a == BASELINE_BARE:
+                # As "damier" in this process plays: no book, no endgame databases.
+                a = "hub:" + shlex.join(baseline_command(baseline) + ["--no-book", "--no-egdb"])
         if a == EGDB:
             from damier.egdb import DEFAULT_ENGINE_PIECES, default_directory  # noqa: PLC0415
 
@@ -220,26 +244,26 @@ def main(argv: list[str] | None = None) -> int:
             break
 
     print()
-    print(f"{'match':<9} {'A':<22} {'B':<16} {'games':>5} {'W':>4} {'D':>4} {'L':>4} "
+    print(f"{'match':<17} {'A':<22} {'B':<16} {'games':>5} {'W':>4} {'D':>4} {'L':>4} "
           f"{'score':>7} {'Elo':>6}  95% interval")
     for row in rows:
         if "skipped" in row:
-            print(f"{row['match']:<9} SKIP ({row['skipped']})")
+            print(f"{row['match']:<17} SKIP ({row['skipped']})")
             continue
         score = f"{100 * row['score']:.1f}%" if row["games"] else "n/a"
-        print(f"{row['match']:<9} {row['a'][:22]:<22} {row['b'][:16]:<16} {row['games']:>5} "
+        print(f"{row['match']:<17} {row['a'][:22]:<22} {row['b'][:16]:<16} {row['games']:>5} "
               f"{row['wins']:>4} {row['draws']:>4} {row['losses']:>4} {score:>7} "
               f"{format_elo(row['elo'], 0):>6}  "
               f"[{format_elo(row['elo_low'], 0)}, {format_elo(row['elo_high'], 0)}] "
               f"({row['interval_model']})")
         if row["pentanomial"] is not None:
-            print(f"{'':<9} pairs [LL, LD, DD+WL, WD, WW] {list(row['pentanomial'])}")
+            print(f"{'':<17} pairs [LL, LD, DD+WL, WD, WW] {list(row['pentanomial'])}")
         if row["sprt"] is not None:
             test = row["sprt"]
             lower, upper = test["bounds"]
             decided = test["decision"] is not None
             llr = test["llr_at_decision"] if decided else test["llr"]
-            print(f"{'':<9} SPRT [{test['elo0']:g}, {test['elo1']:g}]: LLR {llr:.2f} "
+            print(f"{'':<17} SPRT [{test['elo0']:g}, {test['elo1']:g}]: LLR {llr:.2f} "
                   f"({lower:.2f}, {upper:.2f}), "
                   + (f"{test['decision']} accepted after {test['pairs_at_decision']} pairs"
                      if decided else "no decision"))

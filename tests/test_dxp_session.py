@@ -641,3 +641,26 @@ def test_position_of_a_request_round_trips_through_the_message() -> None:
     assert isinstance(parse_message("K1"), BackAccept)
     assert isinstance(parse_message("B002W"), BackRequest)
     assert GameAccept("x", 3).code == 3
+
+
+def test_a_program_that_refuses_the_game_stops_the_match_unscored(servers: list[_Server]
+                                                                  ) -> None:
+    # A program that refuses every GAMEREQ (GAMEACC code 2: "not this game", as a
+    # program does that still thinks an earlier game goes on) plays no game: the match
+    # stops and says so, where counting each refusal as a lost game would report a
+    # program that never played as beaten 300 times.
+    def refuse(connection: DxpConnection) -> None:
+        while True:
+            message = connection.receive(10)
+            if isinstance(message, GameRequest):
+                connection.send(GameAccept("refuser", 2))
+            elif isinstance(message, GameEnd):
+                connection.send(GameEnd(0, message.stop))
+
+    server = _Server(refuse, connections=1)
+    servers.append(server)
+    result = run_match("damier:depth=1", f"dxp:127.0.0.1:{server.port}", games=4,
+                       movetime=0.05, progress=False, stream=io.StringIO(), seed=1)
+    assert result.games_played == 0
+    assert len(result.errors) == 1 and "refused the game" in result.errors[0]
+    assert f"dxp:127.0.0.1:{server.port}" in result.errors[0]

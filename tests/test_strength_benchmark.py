@@ -74,3 +74,29 @@ def test_a_baseline_that_is_not_a_python_script_runs_as_it_is(tmp_path):
     script.chmod(0o755)
     assert strength.baseline_command(script) == [str(script), "hub"]
     assert strength.baseline_command(tmp_path / "missing") == [str(tmp_path / "missing"), "hub"]
+
+
+def test_the_external_matches_play_the_given_program_or_are_skipped(tmp_path, capsys):
+    import json
+
+    strength = _strength()
+    out = tmp_path / "result.json"
+    # No program given, no baseline: both are skipped, and say why.
+    assert strength.main(["--only", "external,external-baseline", "--games", "2",
+                          "--baseline", str(tmp_path / "missing"), "--json", str(out),
+                          "--no-progress"]) == 0
+    rows = json.loads(out.read_text())
+    assert [(r["match"], r.get("skipped")) for r in rows] == [
+        ("external", "no --external program"),
+        ("external-baseline", "no --external program")]
+    # A program given: this tree's engine plays it (here damier at depth 1 stands in
+    # for another program); the baseline match still needs a baseline.
+    assert strength.main(["--only", "external,external-baseline", "--games", "2",
+                          "--movetime", "0.02", "--external", "damier:depth=1,name=other",
+                          "--baseline", str(tmp_path / "missing"), "--json", str(out),
+                          "--no-progress"]) == 0
+    rows = json.loads(out.read_text())
+    assert rows[0]["match"] == "external" and rows[0]["games"] == 2
+    assert rows[0]["b"] == "other" and not rows[0]["errors"]
+    assert rows[1]["match"] == "external-baseline" and "no baseline" in rows[1]["skipped"]
+    assert "SKIP: no baseline engine" in capsys.readouterr().out

@@ -113,7 +113,11 @@ def _play_pair(setup: _PairSetup, jobs: list[_GameTask]) -> _PairOutcome:
             except (EngineStartError, EngineSpecError) as err:
                 outcome.error = str(err)
                 return outcome
-            record, failed = referee.play(job, a, b)
+            try:
+                record, failed = referee.play(job, a, b)
+            except EngineStartError as err:  # an engine refused the game: left unplayed
+                outcome.error = str(err)
+                return outcome
             outcome.records.append(record)
             if "A" in failed:
                 _close(a)

@@ -542,7 +542,11 @@ class DxpPlayer:
             if err.kind == "MOVE" and err.field == "move":
                 raise EngineIllegalMoveError(str(err), err.text) from err
             raise EngineCrashError(str(err)) from err
-        except (dxp.DxpClosed, dxp.DxpRefused, EOFError) as err:
+        except dxp.DxpRefused as err:
+            # No game was played: the match cannot go on with this program (a game
+            # scored as lost by a program that never played it would be a false result).
+            raise EngineStartError(f"{self.name}: {err}") from err
+        except (dxp.DxpClosed, EOFError) as err:
             raise EngineCrashError(str(err)) from err
         assert move is not None
         return move

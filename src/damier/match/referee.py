@@ -30,7 +30,8 @@ from damier.board import Board
 from damier.engine import Clock
 from damier.match.adjudication import Adjudication
 from damier.match.clock import _GameClocks, time_control_text
-from damier.match.players import EngineIllegalMoveError, EngineTimeoutError, Player
+from damier.match.players import (EngineIllegalMoveError, EngineStartError, EngineTimeoutError,
+                                   Player)
 from damier.match.results import MatchGame, MoveEval
 from damier.openings import is_fen, opening_board
 from damier.pdn import Game, set_game_tags
@@ -224,6 +225,8 @@ class _Referee:
         """``side``'s reply, or its failure: (PDN Termination, reason)."""
         try:
             return side.player.play(board, movetime=self.movetime, clock=clock), None
+        except EngineStartError:
+            raise  # the engine refused the game: not a game played (the runner stops)
         except EngineIllegalMoveError as err:
             return None, ("rules infraction", f"{side.who()} " + (
                 "played no move" if err.raw is None else f"played an illegal move: {err.raw!r}"))

@@ -560,6 +560,11 @@ class MatchRunner:
                     record, failed = self.referee.play(job, a, b)
                 except _Abandoned:
                     return
+                except EngineStartError as err:  # refused the game: left unplayed
+                    self.pending.put(job)
+                    with self.state_lock:
+                        self.errors.append(str(err))
+                    return
                 except Exception as err:  # noqa: BLE001 - a bug must not hang the match
                     with self.state_lock:
                         self.errors.append(f"game {job.number}: {type(err).__name__}: {err}")
