@@ -110,12 +110,8 @@ def _play_pair(setup: _PairSetup, jobs: list[_GameTask]) -> _PairOutcome:
                     a = setup.player("A", pair)
                 if b is None:
                     b = setup.player("B", pair)
-            except (EngineStartError, EngineSpecError) as err:
-                outcome.error = str(err)
-                return outcome
-            try:
                 record, failed = referee.play(job, a, b)
-            except EngineStartError as err:  # an engine refused the game: left unplayed
+            except (EngineStartError, EngineSpecError) as err:  # not started, or refused
                 outcome.error = str(err)
                 return outcome
             outcome.records.append(record)

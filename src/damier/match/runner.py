@@ -551,17 +551,11 @@ class MatchRunner:
                         a = self.start_player("A", index)
                     if b is None:
                         b = self.start_player("B", index)
-                except (EngineStartError, EngineSpecError) as err:
-                    self.pending.put(job)
-                    with self.state_lock:
-                        self.errors.append(str(err))
-                    return
-                try:
                     record, failed = self.referee.play(job, a, b)
                 except _Abandoned:
                     return
-                except EngineStartError as err:  # refused the game: left unplayed
-                    self.pending.put(job)
+                except (EngineStartError, EngineSpecError) as err:  # not started, or the
+                    self.pending.put(job)                           # game refused: unplayed
                     with self.state_lock:
                         self.errors.append(str(err))
                     return
