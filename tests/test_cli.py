@@ -26,6 +26,17 @@ def test_version_is_the_package_version():
     assert r.returncode == 0 and r.stdout.strip() == f"damier {declared}"
 
 
+def test_help_names_the_variants_it_plays():
+    # Frisian, Killer and Turkish were added after the description was first written:
+    # the help must name what --variant accepts, not the first four.
+    r = run("--help")
+    assert r.returncode == 0
+    text = " ".join(r.stdout.split())
+    for title in ("International", "English", "Russian", "Brazilian", "Antidraughts",
+                  "Breakthrough", "Italian", "Frisian", "Frysk!", "Killer", "Turkish"):
+        assert title in text
+
+
 def test_serve_help_names_its_safety_options_and_needs_no_extra():
     r = run("serve", "--help")
     assert r.returncode == 0

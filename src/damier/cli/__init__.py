@@ -35,9 +35,9 @@ _DIVIDE_FROM_DEPTH = 7
 
 
 def build_parser() -> argparse.ArgumentParser:
+    titles = ", ".join(v.title for v in VARIANTS.values())
     parser = argparse.ArgumentParser(
-        prog="damier", description="damier: draughts for Python (International, English, "
-        "Russian, Brazilian).")
+        prog="damier", description=f"damier: draughts for Python ({titles}).")
     from damier import __version__
     parser.add_argument("--version", action="version", version=f"damier {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
