@@ -28,7 +28,7 @@ DEFAULTS = {"single_reply": True, "single_reply_depth": 1, "capture_ext": False,
             "lmr_move": 2, "lmr_divisor": 1.4509, "lmr_step": 0, "lmr_forcing": 0, "lmp": 0,
             "tt_first": False, "iir": 0, "rfp": 0, "rfp_margin": 100, "sac_prune": 0,
             "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0,
-            "lmr_threat": 0, "threat_order": False, "aspiration": 35}
+            "lmr_threat": 0, "threat_order": False, "lmr_improving": 0, "aspiration": 35}
 
 # The numbers of the settings before the first SPSA tune (2026-12-01): tests that compare
 # the tree of an extra setting with the tree without it, node counts recorded or chosen
@@ -42,13 +42,13 @@ ALL_OFF = {"single_reply": True, "capture_ext": False, "probcut": False, "singul
            "threat_qsearch": 0, "history": 0, "lmr_depth": 3, "lmr_move": 2, "lmr_divisor": 1.5,
            "tt_first": False, "iir": 0, "rfp": 0, "shot_qsearch": 0, "sac_prune": 0,
            "sac_reduce": 0, "cont_history": False, "history_bonus": 100, "promo_qsearch": 0,
-            "lmr_threat": 0, "threat_order": False}
+            "lmr_threat": 0, "threat_order": False, "lmr_improving": 0}
 
 # Every switch on (the parameters at their defaults).
 ALL_ON = {"capture_ext": True, "probcut": True, "singular": True, "threat_qsearch": 1, "history": 2,
           "tt_first": True, "iir": 4, "rfp": 3, "sac_prune": 3, "sac_reduce": 1,
           "cont_history": True, "promo_qsearch": 2, "lmr_threat": 1,
-          "threat_order": True}
+          "threat_order": True, "lmr_improving": 1}
 
 # A value other than the default for every setting.
 CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
@@ -61,7 +61,7 @@ CHANGED = {"single_reply": False, "single_reply_depth": 3, "capture_ext": True,
            "lmr_step": 4, "lmr_forcing": 1, "lmp": 3, "tt_first": True, "iir": 5, "rfp": 3,
            "rfp_margin": 40, "sac_prune": 3, "sac_reduce": 1, "cont_history": True,
            "history_bonus": 300, "promo_qsearch": 2, "lmr_threat": 1,
-           "threat_order": True, "aspiration": 20}
+           "threat_order": True, "lmr_improving": 2, "aspiration": 20}
 
 # Fixed-depth searches (a fresh Engine(hash_mb=16), one thread) and what they gave
 # before the selectivity switches existed: (variant, FEN or None for the start
@@ -256,6 +256,9 @@ def test_promo_qsearch_sees_a_crowning_beyond_the_horizon() -> None:
     ({"promo_qsearch": 3}, ValueError),
     ({"lmr_threat": 9}, ValueError),
     ({"lmr_threat": True}, TypeError),
+    ({"lmr_improving": 9}, ValueError),
+    ({"lmr_improving": -1}, ValueError),
+    ({"lmr_improving": 1.0}, TypeError),
     ({"promo_qsearch": -1}, ValueError),
     ({"promo_qsearch": 1.0}, TypeError),
     ({"lmr_divisor": 0}, ValueError),
@@ -457,6 +460,36 @@ def test_sac_prune_and_sac_reduce_shrink_the_tree() -> None:
         nodes[name] = result.nodes
     assert nodes["prune"] < nodes["plain"]
     assert nodes["both"] < nodes["prune"]
+
+
+# Six middlegames (the first of benchmarks/data/middlegames.txt: shipped openings played
+# on by the engine to ply 30-36, no capture pending).
+MIDDLEGAMES = [
+    "B:W22,27,28,32,33,35,36,38,41,43,44,45,47,48,49,50:B1,2,3,4,6,7,8,9,11,13,16,18,19,24,25,26",
+    "B:W22,26,27,32,35,40,41,42,43,44,46,47,48,49,50:B1,2,3,4,5,6,7,8,15,16,19,23,24,25,29",
+    "B:W25,27,28,32,33,35,37,38,42,43,44,45,47,48,49,50:B1,2,3,4,7,8,13,14,15,16,17,18,19,23,24,26",
+    "B:W27,28,33,34,35,37,38,42,44,45,47,48,49,50:B1,2,4,6,7,8,9,10,14,17,18,19,24,25",
+    "B:W26,30,31,33,34,36,38,40,43,44,45,47,48,49,50:B1,2,4,6,8,9,10,12,13,14,15,19,22,23,29",
+    "B:W22,23,27,28,33,34,36,37,38,41,43,44,47,48,49,50:B1,2,3,4,6,7,8,9,11,12,13,17,19,25,26,35",
+]
+
+
+def test_lmr_improving_shrinks_the_tree() -> None:
+    """Reducing the late moves more where the side to move's static evaluation is no
+    better than two plies before leaves a smaller tree to the same depth over a set of
+    middlegames (one position alone can go either way: the whole tree moves), and
+    each search still plays a legal move."""
+    nodes = {}
+    for plies in (0, 1):
+        total = 0
+        for fen in MIDDLEGAMES:
+            board = damier.Board(fen)
+            result = Engine(hash_mb=16, selectivity={"lmr_improving": plies}).search(board,
+                                                                                     depth=10)
+            assert result.best_move in board.legal_moves
+            total += result.nodes
+        nodes[plies] = total
+    assert nodes[1] < 0.9 * nodes[0]
 
 
 class _WindowCore:

@@ -113,6 +113,7 @@ class SearchCore:
                         promo_qsearch: int | None = ...,
                         lmr_threat: int | None = ...,
                         threat_order: bool | None = ...,
+                        lmr_improving: int | None = ...,
                         aspiration: int | None = ...) -> dict[str, bool | int | float]: ...
     @property
     def selectivity(self) -> dict[str, bool | int | float]: ...

@@ -20,6 +20,7 @@
 # A singular test needs a TT entry at most this many plies shallower than the node.
 cdef enum:
     SINGULAR_TT_SLACK = 3
+    NO_SEV = -32767          # Searcher.sev of a node with a capture to make (no static evaluation)
 
 
 # The state of one node of the principal variation search.
@@ -327,7 +328,9 @@ cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int
     for a move that gives the opponent a capture, ``child`` the position after it;
     with history 2, a ply less for a high history, a ply more for a low one), and
     ``extra`` plies more (sac_reduce: a move that loses a man, at any depth and move
-    number), leaving at least a ply of ``newdepth``."""
+    number); with lmr_improving, that many plies more where the node's static
+    evaluation is no better than at the node two plies up (the side to move's
+    position is not improving); leaving at least a ply of ``newdepth``."""
     cdef int r = extra, hv, depth = nd.depth
     if depth >= s.sel.lmr_depth and k >= s.sel.lmr_move and not m.ncap:
         r += s.lmr[depth if depth < LMR_TABLE else LMR_TABLE - 1][k if k < LMR_TABLE else LMR_TABLE - 1]
@@ -344,6 +347,9 @@ cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int
                 r -= 1
             elif hv < -HIST_LMR_MARGIN:
                 r += 1
+        if (s.sel.lmr_improving and nd.ply >= 2 and s.sev[nd.ply] != NO_SEV
+                and s.sev[nd.ply - 2] != NO_SEV and s.sev[nd.ply] <= s.sev[nd.ply - 2]):
+            r += s.sel.lmr_improving
     if r >= newdepth:
         r = newdepth - 1 if newdepth > 0 else 0
     return r
@@ -509,6 +515,9 @@ cdef int pvs(Searcher* s, const Pos* p, uint64_t key, int alpha, int beta, int d
     nd.n = gen_moves(s.g, p, nd.moves, 0, &overflow)
     if nd.n == 0:
         return no_move_score(s.g, ply)
+    if s.sel.lmr_improving:
+        # (a position with a capture to make has no static evaluation: captures are compulsory)
+        s.sev[ply] = NO_SEV if nd.moves[0].ncap else search_eval(s, p)
     nd.ext = 1 if (ply < EXTEND_PLIES and extended(s, &nd)) else 0
     if singular_extension(s, &nd):
         return ABORT_SCORE

@@ -173,7 +173,7 @@ cdef class SearchCore:
                         tt_first=None, iir=None, rfp=None, rfp_margin=None,
                         sac_prune=None, sac_reduce=None, cont_history=None, history_bonus=None,
                         promo_qsearch=None, lmr_threat=None, threat_order=None,
-                        aspiration=None):
+                        lmr_improving=None, aspiration=None):
         """Sets the search's selectivity switches and their parameters (None:
         unchanged) and returns them all (see :attr:`selectivity`); what each does:
         :meth:`damier.engine.Engine.set_selectivity`."""
@@ -230,6 +230,8 @@ cdef class SearchCore:
             sel.lmr_threat = _whole(lmr_threat, "lmr_threat", 0, 8)
         if threat_order is not None:
             sel.threat_order = 1 if threat_order else 0
+        if lmr_improving is not None:
+            sel.lmr_improving = _whole(lmr_improving, "lmr_improving", 0, 8)
         if aspiration is not None:
             sel.aspiration = _whole(aspiration, "aspiration", 0, 10000)
         self.s.sel = sel
@@ -534,7 +536,7 @@ cdef dict _selectivity_dict(const Selectivity* sel):
             "sac_reduce": sel.sac_reduce, "cont_history": sel.cont_history,
             "history_bonus": sel.history_bonus, "promo_qsearch": sel.promo_qsearch,
             "lmr_threat": sel.lmr_threat, "threat_order": sel.threat_order != 0,
-            "aspiration": sel.aspiration}
+            "lmr_improving": sel.lmr_improving, "aspiration": sel.aspiration}
 
 
 cdef int _set_quiescence(Selectivity* sel, threat_qsearch, shot_qsearch, shot_margin,

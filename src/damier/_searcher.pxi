@@ -117,6 +117,8 @@ ctypedef struct Selectivity:
                              # are searched (its evaluation stands); 2 also, within
                              # threat_plies of the horizon, a crowning the opponent threatens
                              # is searched as a capture threat is (0: off)
+    int lmr_improving        # plies more late-move reduction at a node whose static evaluation
+                             # is no better than two plies before (0: off)
     int aspiration           # centi-men each side of the previous depth's score: the first
                              # window of an iteration from depth 5 (0: the full window)
 
@@ -159,6 +161,7 @@ cdef void default_selectivity(Selectivity* sel) noexcept nogil:
     sel.promo_qsearch = 0
     sel.lmr_threat = 0
     sel.threat_order = 0
+    sel.lmr_improving = 0
     sel.aspiration = 35
 
 
@@ -173,6 +176,8 @@ ctypedef struct Searcher:
     double deadline          # monotonic seconds; 0: none
     int stop                 # set from another thread to stop
     int seldepth
+    int sev[MAXPLY + 2]      # the static evaluation of the path's node at each ply, from the
+                             # side to move's view (NO_SEV: none; set with lmr_improving only)
     int king_draw_plies      # reversible plies that draw (2 * king-move limit); 0: off
     int end_plies[END_SLOTS] # plies that draw in each endgame class; 0: rule off
                              # ([0]: 1 when any is on)

@@ -213,7 +213,7 @@ SELECTIVITY_NAMES = ("single_reply", "single_reply_depth", "capture_ext", "captu
                      "lmr_depth", "lmr_move", "lmr_divisor", "lmr_step", "lmr_forcing", "lmp",
                      "tt_first", "iir", "rfp", "rfp_margin", "sac_prune",
                      "sac_reduce", "cont_history", "history_bonus", "promo_qsearch",
-                     "lmr_threat", "threat_order", "aspiration")
+                     "lmr_threat", "threat_order", "lmr_improving", "aspiration")
 """The settings of :meth:`Engine.set_selectivity`."""
 
 
@@ -487,7 +487,10 @@ class Engine(EngineAPI):
           off, by default): a move that gives the opponent a capture (an exchange offer,
           a sacrifice) is reduced that many plies less; ``lmr_threat`` (0 to 8; 0, off, by
           default): a move after which its side would have a capture if it moved again
-          (it threatens one) is reduced that many plies less.
+          (it threatens one) is reduced that many plies less. ``lmr_improving`` (0 to 8;
+          0, off, by default): at a node whose static evaluation is no better than at the
+          node two plies up, on the search path (the side to move is not improving its
+          position), the late quiet moves are reduced that many plies more.
         - ``lmp`` (int, 0 to 64; 0, off, by default): late-move pruning at depths 1 to 3
           of non-PV nodes: quiet moves after the first ``lmp + depth * depth`` are
           skipped when they give the opponent no capture.

@@ -222,6 +222,8 @@ _SELECTIVITY_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
                     "the opponent a capture (0 off)"),
     "lmr_threat": (_int_option(0, 8), "plies fewer in the reduction of a move that threatens "
                    "a capture (0 off)"),
+    "lmr_improving": (_int_option(0, 8), "plies more in the reductions where the static "
+                      "evaluation is no better than two plies before (0 off)"),
     "lmp": (_int_option(0, 64), "late-move pruning: quiet moves after lmp + depth^2 at "
             "depths 1-3 (0 off)"),
     "history_bonus": (_int_option(1, 10000), "percent of depth^2 a cutoff moves the history "
