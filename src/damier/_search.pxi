@@ -347,8 +347,9 @@ cdef inline int reduction(const Searcher* s, const Node* nd, const CMove* m, int
                 r -= 1
             elif hv < -HIST_LMR_MARGIN:
                 r += 1
-        if (s.sel.lmr_improving and nd.ply >= 2 and s.sev[nd.ply] != NO_SEV
-                and s.sev[nd.ply - 2] != NO_SEV and s.sev[nd.ply] <= s.sev[nd.ply - 2]):
+        # (a node with a quiet move has no capture: its own evaluation is always there)
+        if (s.sel.lmr_improving and nd.ply >= 2 and s.sev[nd.ply - 2] != NO_SEV
+                and s.sev[nd.ply] <= s.sev[nd.ply - 2]):
             r += s.sel.lmr_improving
     if r >= newdepth:
         r = newdepth - 1 if newdepth > 0 else 0
