@@ -230,6 +230,35 @@ def test_fit_recovers_known_weights() -> None:
     assert abs((man_open + man_end) / 2 - 960) < 60, fitted.get("man")
 
 
+def test_fit_reports_the_loss_against_results_and_against_scores_apart() -> None:
+    """Each epoch's history has the cross-entropy of the evaluation against the
+    games' results alone and against the engine's scores alone, beside the
+    blended target's: here (nothing held out, no step taken, so the evaluation is
+    the initial one) each is the textbook cross-entropy, computed below from the
+    initial weights' evaluation, and the target's loss lies between the two in
+    proportion to the score share (cross-entropy is linear in the target)."""
+    boards = _random_positions(400, seed=9)
+    data, _, _ = _scored_by_known_weights(boards, {"man": (100, 140), "king": (280, 350)})
+    data.result = np.where(np.arange(len(boards)) % 3 == 0, 1.0, 0.0)   # results unlike the scores
+    initial = Weights.material(data.variant)
+    initial.set("man", 8 * 60, 8 * 60)
+    ev = predict(np, np.array(initial.vector, dtype=float), data)
+    p = 1.0 / (1.0 + np.exp(-ev / 100.0))
+    q = 1.0 / (1.0 + np.exp(-data.score / 100.0))
+
+    def xent(t: Any) -> float:
+        return float(-(t * np.log(p) + (1 - t) * np.log(1 - p)).mean())
+
+    _, history = fit(data, initial, FitSettings(epochs=1, learning_rate=0.0, score_share=0.25,
+                                                validation=0.0), progress=False)
+    epoch = history[0]
+    assert epoch["validation_result_loss"] == pytest.approx(xent(data.result), abs=2e-6)
+    assert epoch["validation_score_loss"] == pytest.approx(xent(q), abs=2e-6)
+    assert abs(epoch["validation_result_loss"] - epoch["validation_score_loss"]) > 0.05
+    assert epoch["validation_loss"] == pytest.approx(
+        0.75 * epoch["validation_result_loss"] + 0.25 * epoch["validation_score_loss"], abs=2e-6)
+
+
 def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -> None:
     """A pattern state that no position of the data shows: the L2 prior pulls its
     weight to zero by default, and leaves it at its initial value with

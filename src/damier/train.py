@@ -794,7 +794,11 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
         on_epoch: Callable[[int, float, float], None] | None = None
         ) -> tuple[Weights, list[dict[str, float]]]:
     """Fits the weights to ``data`` from ``initial``; returns the weights of the
-    epoch with the lowest validation loss and every epoch's losses."""
+    epoch with the lowest validation loss and every epoch's losses: ``train_loss``
+    and ``validation_loss`` against the target (``--score-share``'s blend), and
+    ``validation_result_loss`` and ``validation_score_loss``, the held-out
+    cross-entropy against the games' results alone and the engine's scores
+    alone (a share below 1 trades one for the other)."""
     np = _numpy()
     settings = settings or FitSettings()
     stream = stream if stream is not None else sys.stderr
@@ -896,14 +900,25 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
                 np.clip(w, -32767, 32767, out=w)
             lt = _loss(np, w, train, t_train, settings.scale)
             lv = _loss(np, w, val, t_val, settings.scale) if len(val) else lt
+            # The two parts of the target apart (on the held-out positions, or the
+            # training ones when none are held out): how well the evaluation predicts
+            # the games' results, and the engine's scores.
+            part = val if len(val) else train
             history.append({"epoch": epoch, "train_loss": round(lt, 6),
-                            "validation_loss": round(lv, 6)})
+                            "validation_loss": round(lv, 6),
+                            "validation_result_loss": round(
+                                _loss(np, w, part, part.result, settings.scale), 6),
+                            "validation_score_loss": round(
+                                _loss(np, w, part, _sigmoid(np, part.score / settings.scale),
+                                      settings.scale), 6)})
             if lv < best[0]:
                 best = (lv, w.copy())
             if on_epoch is not None:
                 on_epoch(epoch, lt, lv)
             bar.update(f"train {lt:.5f} validation {lv:.5f}", advance=1,
-                       line=f"epoch {epoch}: train loss {lt:.5f}, validation loss {lv:.5f}")
+                       line=f"epoch {epoch}: train loss {lt:.5f}, validation loss {lv:.5f} "
+                            f"(results {history[-1]['validation_result_loss']:.5f}, "
+                            f"scores {history[-1]['validation_score_loss']:.5f})")
     except KeyboardInterrupt:
         bar.message(f"stopped after {len(history)} epochs; keeping the best so far")
     finally:
