@@ -177,15 +177,21 @@ def test_a_file_of_games_that_each_open_a_comment_reads_in_linear_time():
 ], ids=["spaces", "comment", "dots", "variations", "marks", "digits", "nag"])
 def test_a_megabyte_of_pathological_pdn_reads_in_linear_time(make):
     # Linear: a megabyte takes about twice the time of half a megabyte (a quadratic reader
-    # four times), and no more than a minute on the slowest machine (no hang).
+    # four times), and no more than a minute on the slowest machine (no hang). Each size
+    # is read three times and the fastest counts, so that a busy machine's pauses do
+    # not pass for a quadratic reader.
     times = []
     for size in (500_000, 1_000_000):
-        errors: list[PdnError] = []
         text = make(size)
-        _, seconds = _timed(lambda t=text, e=errors: list(read_games(t, skip_errors=True,
-                                                                     errors=e)))
-        assert all(len(str(e)) < 400 for e in errors)
-        times.append(seconds)
+        runs = []
+        for _ in range(3):
+            errors: list[PdnError] = []
+            _, seconds = _timed(lambda t=text, e=errors: list(read_games(t, skip_errors=True,
+                                                                         errors=e)))
+            assert all(len(str(e)) < 400 for e in errors)
+            runs.append(seconds)
+            assert seconds < 60.0
+        times.append(min(runs))
     half, whole = times
     assert whole < 60.0
     assert whole < 0.05 or whole < 3.2 * half, (half, whole)

@@ -729,11 +729,11 @@ class FitSettings:
     scale: float = 100.0            # centi-men per logit unit: sigmoid(eval / scale)
     score_share: float = 1.0        # target = share * sigmoid(score/scale) + (1 - share) * result
                                     # (1: the scores alone. On 12,500 games of 3,000-node self-play,
-                                    # early full refits with shares 0, 0.5 and 1 scored -171, -49 and
-                                    # +33 Elo against the weights they started from, 200 games at
-                                    # 5,000 nodes. Round 7, the pattern tables refitted from round 6
-                                    # with the terms fixed and --prior-initial, share 0.75: +24.3 Elo
-                                    # at 0.1 s, where every refit to scores alone had stalled; see
+                                    # early full refits with shares 0, 0.5 and 1 scored -171, -49
+                                    # and +33 Elo against the weights they started from, 200 games
+                                    # at 5,000 nodes. Round 7, the tables refitted from round 6 with
+                                    # the terms fixed and --prior-initial, share 0.75: +24.3 Elo at
+                                    # 0.1 s, where refits to scores alone had stalled; see
                                     # benchmarks/README.md)
     validation: float = 0.1         # share of the games held out
     seed: int = 1
