@@ -20,8 +20,9 @@ from damier._core import eval_layout, square_sets
 from damier.engine import Engine, Limit
 from damier.evalfile import Weights
 from damier.cli.train import main
-from damier.train import (Dataset, FitSettings, SelfplaySettings, TrainError, fit, load_dataset,
-                          play_chunk, predict, selfplay, trace_arrays)
+from damier.train import (Dataset, FitSettings, SelfplaySettings, TrainError, fit,
+                          lambda_returns, load_dataset, play_chunk, predict, selfplay,
+                          trace_arrays)
 
 np = pytest.importorskip("numpy")
 
@@ -257,6 +258,88 @@ def test_fit_reports_the_loss_against_results_and_against_scores_apart() -> None
     assert abs(epoch["validation_result_loss"] - epoch["validation_score_loss"]) > 0.05
     assert epoch["validation_loss"] == pytest.approx(
         0.75 * epoch["validation_result_loss"] + 0.25 * epoch["validation_score_loss"], abs=2e-6)
+
+
+def _lambda_return_by_sums(values: list[float], result: float, lam: float) -> list[float]:
+    """TD(λ)'s return written out as its sum: position t of a game of T positions gets
+    (1 - λ) * sum over k = t..T-1 of λ^(k - t) * value_k, plus λ^(T - t) * result."""
+    count = len(values)
+    return [(1 - lam) * sum(lam ** (k - t) * values[k] for k in range(t, count))
+            + lam ** (count - t) * result for t in range(count)]
+
+
+def test_lambda_returns_are_the_sums_of_td_lambda() -> None:
+    """``lambda_returns`` (a backward recurrence over all games at once) gives each
+    position the λ-return written out as a sum over its game's later positions;
+    lambda 0 gives the values themselves; a game's positions must be stored together."""
+    rng = random.Random(4)
+    lengths = [1, 7, 2, 30, 5, 1, 12]
+    values: list[float] = []
+    results: list[float] = []
+    game: list[int] = []
+    expected: dict[float, list[float]] = {0.3: [], 0.8: [], 0.97: []}
+    for number, length in enumerate(lengths):
+        own = [rng.random() for _ in range(length)]
+        result = rng.choice([0.0, 0.5, 1.0])
+        values += own
+        results += [result] * length
+        game += [10 * number + 3] * length
+        for lam in expected:
+            expected[lam] += _lambda_return_by_sums(own, result, lam)
+    v, r, g = np.array(values), np.array(results), np.array(game)
+    for lam, want in expected.items():
+        assert lambda_returns(np, v, r, g, lam) == pytest.approx(want, abs=1e-12)
+    assert lambda_returns(np, v, r, g, 0.0) == pytest.approx(values, abs=1e-15)
+    # the last position of a game of one: half its value, half the result (lambda 0.5)
+    assert lambda_returns(np, np.array([0.2]), np.array([1.0]), np.array([5]), 0.5)[0] == 0.6
+    assert len(lambda_returns(np, np.zeros(0), np.zeros(0), np.zeros(0, dtype=int), 0.5)) == 0
+    with pytest.raises(TrainError, match="not stored together"):
+        lambda_returns(np, np.zeros(3), np.zeros(3), np.array([1, 2, 1]), 0.5)
+
+
+def test_fit_with_td_lambda_targets_the_lambda_returns_of_whole_games() -> None:
+    """With ``td_lambda`` the scores' part of the target is their λ-return through the
+    game: with no step taken the loss on the target is the cross-entropy against the
+    blend of the results and the λ-returns (computed here from the sums); the
+    λ-returns of held-out games come from their whole games too."""
+    boards = _random_positions(400, seed=11)
+    data, _, _ = _scored_by_known_weights(boards, {"man": (100, 140), "king": (280, 350)})
+    data.result = (data.game % 3) / 2.0                  # a result for each game of ten
+    initial = Weights.material(data.variant)
+    initial.set("man", 8 * 60, 8 * 60)
+    ev = predict(np, np.array(initial.vector, dtype=float), data)
+    p = 1.0 / (1.0 + np.exp(-ev / 100.0))
+    q = 1.0 / (1.0 + np.exp(-data.score / 100.0))
+    lam = 0.8
+    returns = np.zeros(len(boards))
+    for number in np.unique(data.game):
+        at = np.flatnonzero(data.game == number)
+        returns[at] = _lambda_return_by_sums(list(q[at]), float(data.result[at[0]]), lam)
+    target = 0.25 * data.result + 0.75 * returns
+
+    def xent(t: Any, keep: Any) -> float:
+        return float(-(t * np.log(p) + (1 - t) * np.log(1 - p))[keep].mean())
+
+    everything = np.ones(len(boards), dtype=bool)
+    _, history = fit(data, initial, FitSettings(epochs=1, learning_rate=0.0, score_share=0.75,
+                                                td_lambda=lam, validation=0.0), progress=False)
+    assert history[0]["validation_loss"] == pytest.approx(xent(target, everything), abs=2e-6)
+    # the λ-returns are not the scores: the plain blend's loss differs
+    assert abs(xent(0.25 * data.result + 0.75 * q, everything)
+               - history[0]["validation_loss"]) > 1e-3
+    settings = FitSettings(epochs=1, learning_rate=0.0, score_share=0.75, td_lambda=lam,
+                           validation=0.3, seed=5, unseen_validation=False)
+    _, history = fit(data, initial, settings, progress=False)
+    held = np.isin(data.game, np.random.default_rng(5).choice(
+        np.unique(data.game), size=int(len(np.unique(data.game)) * 0.3), replace=False))
+    assert history[0]["validation_loss"] == pytest.approx(xent(target, held), abs=2e-6)
+    # positions left out of training (max_gap) keep the λ-returns of their whole games
+    gap = np.abs(data.score - ev) > 40
+    assert 0.1 * len(boards) < gap.sum() < 0.9 * len(boards)
+    _, history = fit(data, initial, FitSettings(epochs=1, learning_rate=0.0, score_share=0.75,
+                                                td_lambda=lam, validation=0.0, max_gap=40),
+                     progress=False, stream=io.StringIO())
+    assert history[0]["train_loss"] == pytest.approx(xent(target, ~gap), abs=2e-6)
 
 
 def test_prior_towards_the_initial_weights_keeps_what_the_data_does_not_show() -> None:
@@ -553,3 +636,10 @@ def test_fit_command_writes_usable_weights(tmp_path: Path, capsys) -> None:
     assert main(["fit", str(out), "--out", str(weights),
                  "--initial", str(tmp_path / "none.bin")]) == 2
     assert "cannot read weights file" in capsys.readouterr().err
+    for bad in ("1", "-0.1", "nan"):
+        assert main(["fit", str(out), "--out", str(weights), "--td-lambda", bad]) == 2
+        assert "--td-lambda must be in [0, 1)" in capsys.readouterr().err
+    assert main(["fit", str(out), "--out", str(weights), "--epochs", "1", "--no-progress",
+                 "--td-lambda", "0.9", "--score-share", "0.75"]) == 0
+    settings = json.loads((tmp_path / "w.manifest.json").read_text())["settings"]
+    assert settings["td_lambda"] == 0.9 and settings["score_share"] == 0.75

@@ -77,7 +77,7 @@ from damier.variants import DEFAULT_VARIANT, Variant, get_variant
 
 __all__ = ["SelfplaySettings", "play_chunk", "selfplay", "RescoreSettings", "rescore_chunk",
            "rescore", "Dataset", "load_dataset",
-           "FitSettings", "fit", "gate", "TrainError"]
+           "FitSettings", "lambda_returns", "targets", "fit", "gate", "TrainError"]
 
 SETTINGS_FILE = "selfplay.json"
 
@@ -741,6 +741,8 @@ class FitSettings:
                                     # weights
     prior_initial: bool = False     # the L2 prior pulls towards the initial weights, not zero
     unseen_validation: bool = True  # validate only on positions that no training game has
+    td_lambda: float = 0.0          # when not 0: the scores' part of the target is their
+                                    # λ-return over the rest of the game (see lambda_returns)
     max_gap: float = 0.0            # when not 0: training positions whose self-play search score
                                     # is more than this many centi-men from the initial weights'
                                     # evaluation are left out (a shot the search saw and a static
@@ -775,11 +777,54 @@ def predict(np: Any, w: Any, data: Dataset) -> Any:
     return (so * ph + se * (1.0 - ph)) / UNIT / (2.0 ** data.shift)
 
 
+def lambda_returns(np: Any, values: Any, result: Any, game: Any, lam: float) -> Any:
+    """The λ-returns of positions stored game by game in the order they were
+    played (a game's positions next to each other, as :func:`load_dataset`
+    gives them): ``G = (1 - lam) * value + lam * G_next``, where a game's last
+    position's ``G_next`` is the game's result. ``lam`` 0 gives the values, 1
+    the results; in between, each position's target looks ahead to the values
+    of the positions after it (weights decaying by ``lam`` a position: some
+    ``lam / (1 - lam)`` positions on average) and to the result as far as
+    ``lam`` to the power of the positions left carries it (TD(λ), Sutton 1988).
+
+    >>> import numpy as np
+    >>> lambda_returns(np, np.array([0.5, 0.6, 0.2, 0.9]), np.array([1.0, 1.0, 0.0, 0.0]),
+    ...                np.array([3, 3, 8, 8]), 0.5).round(3).tolist()
+    [0.65, 0.8, 0.325, 0.45]
+    """
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    starts = np.flatnonzero(np.concatenate(([True], game[1:] != game[:-1])))
+    if len(np.unique(game)) != len(starts):
+        raise TrainError("the positions of a game are not stored together; "
+                         "λ-returns need each game's positions in the order played")
+    ends = np.append(starts[1:], n)
+    lengths = ends - starts
+    # Each position's distance from its game's last position; positions are
+    # visited from the last of every game backwards, all games at once.
+    left = np.repeat(ends - 1, lengths) - np.arange(n)
+    order = np.argsort(left, kind="stable")
+    bounds = np.searchsorted(left[order], np.arange(int(left.max()) + 2))
+    out = np.empty(n, dtype=np.float64)
+    for d in range(int(left.max()) + 1):
+        idx = order[bounds[d]:bounds[d + 1]]
+        after = result[idx] if d == 0 else out[idx + 1]
+        out[idx] = (1.0 - lam) * values[idx] + lam * after
+    return out
+
+
 def targets(np: Any, data: Dataset, settings: FitSettings) -> Any:
+    """Each position's target: ``score_share`` of the search's score (as a
+    probability, ``sigmoid(score / scale)``; with ``td_lambda``, the λ-returns of
+    these over the rest of the game, see :func:`lambda_returns`), the rest the
+    game's result."""
     t = data.result.copy()
     if settings.score_share > 0:
-        t = (1 - settings.score_share) * t + settings.score_share * _sigmoid(
-            np, data.score / settings.scale)
+        values = _sigmoid(np, data.score / settings.scale)
+        if settings.td_lambda > 0:
+            values = lambda_returns(np, values, data.result, data.game, settings.td_lambda)
+        t = (1 - settings.score_share) * t + settings.score_share * values
     return t
 
 
@@ -841,17 +886,20 @@ def fit(data: Dataset, initial: Weights, settings: FitSettings | None = None, *,
             stream.write(f"fit: {int(repeated.sum())} of {int(is_val.sum())} held-out positions "
                          f"also occur in training games; validating on the other "
                          f"{int(is_val.sum() - repeated.sum())}\n")
+    # The targets come from the whole games (a λ-return reads the positions after
+    # each one), before any position is set aside.
+    t_all = targets(np, data, settings)
     train, val = data.subset(~is_val), data.subset(is_val & ~repeated)
+    t_train, t_val = t_all[~is_val], t_all[is_val & ~repeated]
     if settings.max_gap > 0 and len(train):
         gap = np.abs(train.shallow_scores() - predict(np, w, train))
         tactical = gap > settings.max_gap
         stream.write(f"fit: {int(tactical.sum())} of {len(train)} training positions have a "
                      f"self-play score more than {settings.max_gap:g} centi-men from the "
                      f"initial evaluation; left out\n")
-        train = train.subset(~tactical)
+        train, t_train = train.subset(~tactical), t_train[~tactical]
     if len(train) == 0:
         raise TrainError("no positions to fit")
-    t_train, t_val = targets(np, train, settings), targets(np, val, settings)
     ph_all = train.phase.astype(np.float64) / 256.0
     div_all = 2.0 ** train.shift
     # The diagonal of the loss's Hessian (with p(1-p) at its largest, 1/4) over

@@ -101,6 +101,11 @@ def build_parser(p: argparse.ArgumentParser | None = None) -> argparse.ArgumentP
     f.add_argument("--score-share", type=float, default=FitSettings.score_share,
                    help="the target's share taken from the engine's scores, the rest from the "
                         "game results (default 1: the scores alone)")
+    f.add_argument("--td-lambda", type=float, default=FitSettings.td_lambda, metavar="LAMBDA",
+                   help="the scores' part of the target is their λ-return over the rest of "
+                        "the game: each position looks ahead to the scores after it, weights "
+                        "decaying by LAMBDA a position, and to the result (default 0: each "
+                        "position's own score)")
     f.add_argument("--validation", type=float, default=FitSettings.validation)
     f.add_argument("--max-gap", type=float, default=FitSettings.max_gap, metavar="CP",
                    help="leave out of training the positions whose self-play score is more "
@@ -348,10 +353,12 @@ def _fit_command(args: argparse.Namespace, err: TextIO) -> int:
                            validation=args.validation, seed=args.seed,
                            prior_initial=args.prior_initial,
                            unseen_validation=not args.all_validation,
-                           max_gap=args.max_gap,
+                           max_gap=args.max_gap, td_lambda=args.td_lambda,
                            fixed=tuple(x.strip() for x in args.fixed.split(",") if x.strip()))
     if settings.epochs < 1 or settings.batch < 1 or not 0 <= settings.validation < 1:
         raise TrainError("--epochs and --batch must be at least 1, --validation in [0, 1)")
+    if not 0 <= settings.td_lambda < 1:
+        raise TrainError(f"--td-lambda must be in [0, 1), got {settings.td_lambda:g}")
     if not 0 <= settings.max_gap < float("inf"):
         raise TrainError(f"--max-gap must be 0 or more centi-men, got {settings.max_gap:g}")
     err.write(f"fit: {len(data)} positions from {data.games} games ({data.variant.name})\n")
