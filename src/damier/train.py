@@ -37,8 +37,11 @@ predict a deeper search)::
 ``fit`` is a logistic regression of the positions' targets on the evaluation's
 features (:func:`damier._core.eval_trace_batch`): the prediction is
 ``sigmoid(eval / scale)``, the target ``sigmoid(score / scale)``, blended with
-the game result by ``--score-share`` below 1. Mini-batch steps on the sparse
-features with numpy alone, each a share of a diagonal Newton step (gather for
+the game result by ``--score-share`` below 1; with ``--td-lambda`` the scores'
+part is each position's TD(λ) return, the scores of the positions after it and
+the result, weighted by a factor ``lambda`` a position (:func:`lambda_returns`).
+Mini-batch steps on the sparse features with numpy alone, each a share of a
+diagonal Newton step (gather for
 the prediction, ``bincount`` for the gradient: a few seconds an epoch for a
 million positions on one core, so PyTorch would add a large dependency for no
 gain here), an L2 prior towards zero (which keeps rarely seen patterns near
