@@ -736,7 +736,8 @@ class FitSettings:
                                     # and +33 Elo against the weights they started from, 200 games
                                     # at 5,000 nodes. Round 7, the tables refitted from round 6 with
                                     # the terms fixed and --prior-initial, share 0.75: +24.3 Elo at
-                                    # 0.1 s, where refits to scores alone had stalled; see
+                                    # 0.1 s, where refits to scores alone had stalled; round 8,
+                                    # the same with td_lambda 0.9: +26.0 more; see
                                     # benchmarks/README.md)
     validation: float = 0.1         # share of the games held out
     seed: int = 1
